@@ -1,0 +1,50 @@
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// The variables scripts/services.sh exports, one per service.
+const (
+	EnvRedisAddr      = "EDGELIMIT_TEST_REDIS_ADDR"    // host:port of redis-server
+	EnvUpstashURL     = "EDGELIMIT_TEST_UPSTASH_URL"   // base URL of the local Upstash REST server
+	EnvUpstashToken   = "EDGELIMIT_TEST_UPSTASH_TOKEN" // its bearer token
+	EnvDynamoDBURL    = "EDGELIMIT_TEST_DYNAMODB_URL"  // endpoint of DynamoDB Local
+	EnvRIE            = "EDGELIMIT_TEST_RIE"           // path of the aws-lambda-rie binary
+	EnvNodeModules    = "EDGELIMIT_TEST_NODE_MODULES"  // node_modules holding the npm test packages
+	envCI             = "CI"
+	startServicesHint = "run `make test`, which starts the test services"
+)
+
+// Require returns the value of the environment variable name. When it is unset the
+// test is skipped, or fails when CI is set: integration tests must not pass by skipping.
+func Require(tb testing.TB, name string) string {
+	tb.Helper()
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	if os.Getenv(envCI) != "" {
+		tb.Fatalf("%s is not set under CI: %s", name, startServicesHint)
+	}
+	tb.Skipf("%s is not set: %s", name, startServicesHint)
+	return ""
+}
+
+// RedisAddr returns the host:port of the test redis-server.
+func RedisAddr(tb testing.TB) string { tb.Helper(); return Require(tb, EnvRedisAddr) }
+
+// UpstashURL returns the base URL and token of the local Upstash REST server.
+func UpstashURL(tb testing.TB) (url, token string) {
+	tb.Helper()
+	return Require(tb, EnvUpstashURL), Require(tb, EnvUpstashToken)
+}
+
+// DynamoDBURL returns the endpoint of DynamoDB Local.
+func DynamoDBURL(tb testing.TB) string { tb.Helper(); return Require(tb, EnvDynamoDBURL) }
+
+// RIE returns the path of the Lambda runtime interface emulator binary.
+func RIE(tb testing.TB) string { tb.Helper(); return Require(tb, EnvRIE) }
+
+// NodeModules returns the node_modules folder holding the npm test packages.
+func NodeModules(tb testing.TB) string { tb.Helper(); return Require(tb, EnvNodeModules) }
