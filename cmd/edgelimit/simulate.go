@@ -1,5 +1,88 @@
 package main
 
-import "io"
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
-func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int { return 2 }
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/simulate"
+)
+
+// ruleFlags collects repeated --rule flags.
+type ruleFlags []string
+
+func (r *ruleFlags) String() string     { return strings.Join(*r, " ") }
+func (r *ruleFlags) Set(s string) error { *r = append(*r, s); return nil }
+
+const simulateUsage = `usage: edgelimit simulate --rule JSON [--rule JSON ...] [--timezone ZONE] --trace FILE|-
+
+Replays a trace through one rule set, applied per key. A trace line is
+TIME[,KEY[,COST]]: TIME in decimal seconds since the Unix epoch or RFC 3339.
+Prints one JSON object per request, then "allowed N of M". Input errors print
+"line N: reason" to stderr and exit 2 with nothing on stdout.`
+
+// runSimulate is `edgelimit simulate`: flags and files only; pkg/simulate does the work.
+func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var rules ruleFlags
+	fs.Var(&rules, "rule", "a rule as JSON (repeatable)")
+	zoneName := fs.String("timezone", "UTC", "IANA time zone for calendar periods")
+	tracePath := fs.String("trace", "", "trace file, or - for stdin")
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, format+"\n", a...)
+		return 2
+	}
+	if err := fs.Parse(args); err != nil {
+		return fail("edgelimit simulate: %v\n%s", err, simulateUsage)
+	}
+	if len(rules) == 0 || *tracePath == "" || fs.NArg() > 0 {
+		return fail("%s", simulateUsage)
+	}
+	set, err := buildSet(rules, *zoneName)
+	if err != nil {
+		return fail("edgelimit simulate: %v", err)
+	}
+	in, closeIn, err := openTrace(*tracePath, stdin)
+	if err != nil {
+		return fail("edgelimit simulate: %v", err)
+	}
+	defer closeIn()
+	reqs, err := simulate.ParseTrace(in, set)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := simulate.Run(set, reqs, stdout); err != nil {
+		return fail("edgelimit simulate: %v", err)
+	}
+	return 0
+}
+
+func buildSet(rules []string, zoneName string) (*limiter.Set, error) {
+	loc, err := time.LoadLocation(zoneName)
+	if err != nil || zoneName == "" || zoneName == "Local" {
+		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
+	}
+	parsed := make([]limiter.Rule, len(rules))
+	for i, js := range rules {
+		if parsed[i], err = limiter.ParseRule([]byte(js)); err != nil {
+			return nil, fmt.Errorf("--rule %d: %v", i+1, err)
+		}
+	}
+	return limiter.NewSet(parsed, limiter.FixedZone(loc))
+}
+
+func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
+	if path == "-" {
+		return stdin, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
