@@ -53,11 +53,11 @@ func TestZoneChangeOneQuota(t *testing.T) {
 	tokyo, la := mustLoad(t, "Asia/Tokyo"), mustLoad(t, "America/Los_Angeles")
 	const rule = `{"name": "daily", "algorithm": "fixed_window", "limit": 3, "period": "day"}`
 	for _, tt := range []struct {
-		name       string
-		from, to   *time.Location
-		spendAt    int64 // the quota is spent here, in the old zone
-		changeAt   int64
-		effective  int64 // M
+		name      string
+		from, to  *time.Location
+		spendAt   int64 // the quota is spent here, in the old zone
+		changeAt  int64
+		effective int64 // M
 	}{
 		{"UTC to Tokyo (ahead)", time.UTC, tokyo, utcAt(10, 1), utcAt(10, 12), utcAt(11, 15)},
 		{"Tokyo to Los Angeles (behind)", tokyo, la, utcAt(9, 16), utcAt(10, 3), utcAt(11, 8)},
