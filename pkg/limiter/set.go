@@ -135,6 +135,15 @@ func (s *Set) Decide(states []State, now, cost int64) (Decision, error) {
 	if err := s.CheckCost(cost); err != nil {
 		return Decision{}, err
 	}
+	if len(s.rules) == 1 { // the common case, without the rule-set bookkeeping
+		c := &s.rules[0]
+		o := c.evaluate(&states[0], s.zone, now, cost, false)
+		if o.Allowed {
+			c.consume(&states[0], s.zone, now, cost)
+		}
+		return Decision{Allowed: o.Allowed, Limit: c.capacity, Remaining: o.Remaining,
+			Reset: o.Reset, RetryAfter: o.RetryAfter, Delay: o.Delay}, nil
+	}
 	var outs [MaxRules]Outcome
 	allowed := true
 	for i := range s.rules {

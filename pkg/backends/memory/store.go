@@ -1,0 +1,155 @@
+package memory
+
+import (
+	"context"
+	"hash/maphash"
+	"sync"
+
+	"github.com/edgelimit/edgelimit/pkg/backends"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+var _ backends.Store = (*Store)(nil)
+
+// Config configures a Store. Its zero value means the defaults.
+type Config struct {
+	// Shards is the number of independently locked partitions of the keys; 0 means 64.
+	Shards int
+}
+
+// minSweep is the shard size below which no sweep runs.
+const minSweep = 1024
+
+// Store is the in-memory backends.Store. Create it with New.
+type Store struct {
+	seed   maphash.Seed
+	shards []shard
+}
+
+type shard struct {
+	mu      sync.Mutex
+	keys    map[string]*entry
+	sweepAt int
+	_       [40]byte // keep shards' locks on separate cache lines
+}
+
+// entry is one key's state, for the set it was last decided with.
+type entry struct {
+	set    *limiter.Set
+	states []limiter.State
+	idle   int64 // limiter.Set.IdleAt after the last allowed request; 0: holds nothing
+}
+
+// New returns an empty Store.
+func New(cfg Config) *Store {
+	n := cfg.Shards
+	if n <= 0 {
+		n = 64
+	}
+	s := &Store{seed: maphash.MakeSeed(), shards: make([]shard, n)}
+	for i := range s.shards {
+		s.shards[i].keys = map[string]*entry{}
+		s.shards[i].sweepAt = minSweep
+	}
+	return s
+}
+
+func (s *Store) shard(key string) *shard {
+	return &s.shards[maphash.String(s.seed, key)%uint64(len(s.shards))]
+}
+
+// Decide decides a request of cost for key against set at now; see backends.Store.
+func (s *Store) Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+	if err := backends.CheckRequest(key, set, now, cost); err != nil {
+		return limiter.Decision{}, err
+	}
+	sh := s.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e := sh.keys[key]
+	if e == nil {
+		sh.sweep(now)
+		e = &entry{set: set, states: set.NewStates()}
+		sh.keys[key] = e
+	} else if e.set != set {
+		e.adopt(set)
+	}
+	d, err := set.Decide(e.states, now, cost)
+	if err == nil && d.Allowed {
+		e.idle = set.IdleAt(e.states)
+	}
+	return d, err
+}
+
+// Peek reports what a request of cost 1 would get; see backends.Store.
+func (s *Store) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
+	if err := backends.CheckRequest(key, set, now, 1); err != nil {
+		return limiter.Decision{}, err
+	}
+	sh := s.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e := sh.keys[key]
+	if e == nil {
+		var fresh [limiter.MaxRules]limiter.State
+		return set.Peek(fresh[:set.Len()], now, outs)
+	}
+	if e.set != set {
+		e.adopt(set)
+	}
+	return set.Peek(e.states, now, outs)
+}
+
+// Reset forgets key's state.
+func (s *Store) Reset(ctx context.Context, key string) error {
+	if err := backends.CheckKey(key); err != nil {
+		return err
+	}
+	sh := s.shard(key)
+	sh.mu.Lock()
+	delete(sh.keys, key)
+	sh.mu.Unlock()
+	return nil
+}
+
+// Len returns the number of keys held, idle ones not yet swept included.
+func (s *Store) Len() int {
+	n := 0
+	for i := range s.shards {
+		s.shards[i].mu.Lock()
+		n += len(s.shards[i].keys)
+		s.shards[i].mu.Unlock()
+	}
+	return n
+}
+
+// sweep deletes the keys idle at now once the shard has doubled since the last sweep,
+// so that memory follows the keys in use at an amortised O(1) per new key.
+func (sh *shard) sweep(now int64) {
+	if len(sh.keys) < sh.sweepAt {
+		return
+	}
+	for k, e := range sh.keys {
+		if e.idle <= now {
+			delete(sh.keys, k)
+		}
+	}
+	sh.sweepAt = max(2*len(sh.keys), minSweep)
+}
+
+// adopt moves the entry to a new set: each rule keeps the state of the old rule with the
+// same limiter.Rule.StateID and starts afresh otherwise.
+func (e *entry) adopt(set *limiter.Set) {
+	states := set.NewStates()
+	for i := range states {
+		id := set.Rule(i).StateID()
+		for j := range e.set.Len() {
+			if e.set.Rule(j).StateID() == id {
+				states[i] = e.states[j]
+				break
+			}
+		}
+	}
+	e.set, e.states = set, states
+	e.idle = set.IdleAt(states)
+}
