@@ -2,9 +2,10 @@ package limiter
 
 import "strconv"
 
-// calendarGrace is how long past its end a calendar window's state is kept: a change
-// of zone can extend a window to the new zone's next boundary, at most about a day later.
-const calendarGrace = 2 * 24 * 3600 * microsPerSecond
+// CalendarGrace is how long past its end a calendar window's state must be kept
+// (microseconds): a change of zone can extend a window to the new zone's next boundary,
+// at most about a day later.
+const CalendarGrace = 2 * 24 * 3600 * microsPerSecond
 
 // StateID identifies the meaning of a rule's stored state: its name, algorithm and
 // period, its anchor, and for buckets its limit (a TAT fraction is in units of
@@ -41,7 +42,7 @@ func (c *compiled) idleAt(st *State) int64 {
 			return 0
 		}
 		if c.Period.IsCalendar() {
-			return st.WindowEnd + calendarGrace
+			return st.WindowEnd + CalendarGrace
 		}
 		return st.WindowEnd
 	case SlidingWindow:

@@ -124,6 +124,15 @@ func (s *Set) Window(i int, now int64) (start, end int64) {
 	return start, start + c.period
 }
 
+// Emission returns the constants of bucket rule i for backends that restate the GCRA
+// arithmetic: the emission interval period/limit is q + r/limit microseconds and the
+// tolerance burst*period/limit is tolUS + tolFrac/limit microseconds. Other rules
+// return zeros.
+func (s *Set) Emission(i int) (q, r, tolUS, tolFrac int64) {
+	c := &s.rules[i]
+	return c.q, c.r, c.tolUS, c.tolFrac
+}
+
 // Decide decides a request of cost at instant now (microseconds) against states, one
 // per rule, and updates them when it is allowed. Errors are input errors only: a cost
 // no rule could admit (*CostError), a time out of range, or states of the wrong length;

@@ -244,6 +244,8 @@ func testExtremes(t *testing.T, store backends.Store, opts Options) {
 		`{"algorithm": "token_bucket", "limit": 1000000, "period": "744h", "burst": 1000000}`,
 		`{"algorithm": "leaky_bucket", "limit": 1000000, "period": "744h", "burst": 1000000}`,
 		`{"algorithm": "token_bucket", "limit": 1, "period": "744h", "burst": 117}`,
+		`{"algorithm": "token_bucket", "limit": 999983, "period": "744h", "burst": 1000000}`,
+		`{"algorithm": "sliding_window", "limit": 999983, "period": "743h59m59.999999s"}`,
 		`{"algorithm": "fixed_window", "limit": 1, "period": "100ms"}`,
 		`{"algorithm": "sliding_window", "limit": 1, "period": "100ms"}`,
 		`{"algorithm": "token_bucket", "limit": 1, "period": "100ms"}`,

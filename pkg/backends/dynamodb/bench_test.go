@@ -1,0 +1,25 @@
+package dynamodb
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
+)
+
+// BenchmarkDecide: Store.Decide against DynamoDB Local over loopback, a token bucket,
+// each caller on its own key (so every decision is one write).
+func BenchmarkDecide(b *testing.B) {
+	store, _, _ := newTestStore(b)
+	set := storetest.Set(b, nil, `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`)
+	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
+	for _, callers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
+				_, err := store.Decide(ctx, key, set, at+int64(i)*100, 1)
+				return err
+			})
+		})
+	}
+}

@@ -1,0 +1,304 @@
+package dynamodb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/edgelimit/edgelimit/pkg/backends"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+var _ backends.Store = (*Store)(nil)
+
+// API is the part of *dynamodb.Client the Store uses.
+type API interface {
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+}
+
+// MaxLogLimit is the largest sliding_log limit this backend accepts: the log lives in
+// the item (see the package doc for its cost in write units).
+const MaxLogLimit = 1000
+
+// maxAttempts bounds the writes of one decision.
+const maxAttempts = 3
+
+// Config configures a Store. Its zero value means the defaults.
+type Config struct {
+	// TTLMargin is added to the instant a key's state goes idle to set its expires_at;
+	// 0 means 1 minute.
+	TTLMargin time.Duration
+	// MaxGuesses bounds the per-key states remembered as guesses; 0 means 100000.
+	MaxGuesses int
+}
+
+// Store is the backends.Store over a DynamoDB counters table whose partition key is
+// the string attribute "pk". Create it with New.
+type Store struct {
+	api     API
+	table   string
+	margin  int64
+	guesses guessCache
+	stats   counters
+}
+
+// Stats counts a Store's work since it was created, for metrics and tests.
+type Stats struct {
+	Decisions  int64   // Decide calls that returned a decision
+	Writes     int64   // UpdateItem requests sent by Decide
+	Committed  int64   // of which succeeded (the others failed their condition)
+	WriteUnits float64 // write capacity units DynamoDB reported for the committed ones
+	ReadUnits  float64 // read capacity units DynamoDB reported consuming
+}
+
+type counters struct {
+	mu sync.Mutex
+	Stats
+}
+
+func (c *counters) add(writes int64, cc *types.ConsumedCapacity) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Writes += writes
+	if cc == nil {
+		return
+	}
+	c.Committed++
+	if t := cc.Table; t != nil && (t.WriteCapacityUnits != nil || t.ReadCapacityUnits != nil) {
+		c.WriteUnits += aws.ToFloat64(t.WriteCapacityUnits)
+		c.ReadUnits += aws.ToFloat64(t.ReadCapacityUnits)
+		return
+	}
+	c.WriteUnits += aws.ToFloat64(cc.CapacityUnits) // TOTAL: an UpdateItem's units are write units
+}
+
+func (c *counters) decided() {
+	c.mu.Lock()
+	c.Decisions++
+	c.mu.Unlock()
+}
+
+// Stats returns the counts so far.
+func (s *Store) Stats() Stats {
+	s.stats.mu.Lock()
+	defer s.stats.mu.Unlock()
+	return s.stats.Stats
+}
+
+// New returns a Store on table, sending its requests through api.
+func New(api API, table string, cfg Config) *Store {
+	if cfg.TTLMargin <= 0 {
+		cfg.TTLMargin = time.Minute
+	}
+	if cfg.MaxGuesses <= 0 {
+		cfg.MaxGuesses = 100_000
+	}
+	return &Store{api: api, table: table, margin: cfg.TTLMargin.Microseconds(),
+		guesses: guessCache{max: cfg.MaxGuesses, m: map[string]guess{}}}
+}
+
+// noRetry turns the SDK's retries off: a retry after a lost reply would consume twice.
+func noRetry(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }
+
+func (s *Store) key(key string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: key}}
+}
+
+// Decide decides a request of cost for key against set at now: one conditional
+// UpdateItem when the Store's guess of the state is right, at most 3.
+func (s *Store) Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+	names, err := s.check(key, set, now, cost)
+	if err != nil {
+		return limiter.Decision{}, err
+	}
+	guess := s.guesses.get(key, set)
+	for range maxAttempts {
+		d, old, err := s.attempt(ctx, key, set, names, guess, now, cost)
+		if err != nil || d != nil {
+			if d != nil {
+				return *d, nil
+			}
+			return limiter.Decision{}, err
+		}
+		guess = old // the item changed under the guess: retry from the true state
+	}
+	return limiter.Decision{}, fmt.Errorf("dynamodb: decide %q: %w after %d attempts", key, ErrContention, maxAttempts)
+}
+
+// attempt sends one UpdateItem built from guess. It returns the decision when it is
+// known, or else the true state to guess from next.
+func (s *Store) attempt(ctx context.Context, key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64) (*limiter.Decision, []limiter.State, error) {
+	probe, _ := set.Decide(cloneStates(guess), now, cost)
+	in, err := s.updateInput(key, set, names, guess, now, cost, !probe.Allowed)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := s.api.UpdateItem(ctx, in, noRetry)
+	var failed *types.ConditionalCheckFailedException
+	var item map[string]types.AttributeValue
+	switch {
+	case err == nil:
+		item = out.Attributes
+		s.stats.add(1, out.ConsumedCapacity)
+	case errors.As(err, &failed):
+		item = failed.Item
+		s.stats.add(1, nil) // a failed write's capacity is not reported
+	default:
+		return nil, nil, classify("dynamodb: decide "+key, err)
+	}
+	old, err := readStates(item, set, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	states := cloneStates(old)
+	d, err := set.Decide(states, now, cost)
+	if err != nil {
+		return nil, nil, err
+	}
+	if failed == nil && !d.Allowed {
+		return nil, nil, fmt.Errorf("dynamodb: decide %q: the write succeeded on a state the limiter denies: %w", key, ErrMalformedItem)
+	}
+	switch {
+	case failed == nil: // written: states is the new state
+		s.guesses.put(key, set, states)
+		s.stats.decided()
+		return &d, nil, nil
+	case !d.Allowed: // denied: nothing to write
+		s.guesses.put(key, set, old)
+		s.stats.decided()
+		return &d, nil, nil
+	}
+	return nil, old, nil
+}
+
+// updateInput builds the UpdateItem of one attempt; a probe's condition always fails.
+func (s *Store) updateInput(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (*dynamodb.UpdateItemInput, error) {
+	var p plan
+	for i := range names {
+		p.planRule(set, i, names[i], &guess[i], now, cost)
+	}
+	expires := (p.expires+s.margin)/1_000_000 + 1
+	p.update = p.update.Set(expression.Name(attrExpires), expression.Value(expires))
+	if probe {
+		pk := expression.Name(attrKey)
+		p.cond = expression.AttributeExists(pk).And(expression.AttributeNotExists(pk))
+	}
+	expr, err := expression.NewBuilder().WithCondition(p.cond).WithUpdate(p.update).Build()
+	if err != nil {
+		return nil, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(s.table),
+		Key:                                 s.key(key),
+		ConditionExpression:                 expr.Condition(),
+		UpdateExpression:                    expr.Update(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
+		ReturnValues:                        types.ReturnValueAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
+	}, nil
+}
+
+// check validates the request and the set, and returns the rules' attribute prefixes.
+func (s *Store) check(key string, set *limiter.Set, now, cost int64) ([]string, error) {
+	if err := backends.CheckRequest(key, set, now, cost); err != nil {
+		return nil, err
+	}
+	for i := range set.Len() {
+		if r := set.Rule(i); r.Algorithm == limiter.SlidingLog && r.Limit > MaxLogLimit {
+			return nil, fmt.Errorf("%w: rule %q: a sliding_log limit of %d is above this backend's %d", ErrUnsupported, r.Name, r.Limit, MaxLogLimit)
+		}
+	}
+	return prefixes(set)
+}
+
+// Peek reads the item (strongly consistent) and reports what a request of cost 1
+// would get, without writing.
+func (s *Store) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
+	names, err := s.check(key, set, now, 1)
+	if err != nil {
+		return limiter.Decision{}, err
+	}
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: s.key(key), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return limiter.Decision{}, classify("dynamodb: peek "+key, err)
+	}
+	states, err := readStates(out.Item, set, names)
+	if err != nil {
+		return limiter.Decision{}, err
+	}
+	return set.Peek(states, now, outs)
+}
+
+// Reset deletes key's item.
+func (s *Store) Reset(ctx context.Context, key string) error {
+	if err := backends.CheckKey(key); err != nil {
+		return err
+	}
+	s.guesses.drop(key)
+	if _, err := s.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: s.key(key)}); err != nil {
+		return classify("dynamodb: reset "+key, err)
+	}
+	return nil
+}
+
+// guessCache remembers the last state seen per key: the guess the next write is
+// built from. It is cleared when full, which costs at most one extra round trip per key.
+type guessCache struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]guess
+}
+
+type guess struct {
+	set    *limiter.Set
+	states []limiter.State
+}
+
+func (c *guessCache) get(key string, set *limiter.Set) []limiter.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if g, ok := c.m[key]; ok && g.set == set {
+		return cloneStates(g.states)
+	}
+	return set.NewStates()
+}
+
+func (c *guessCache) put(key string, set *limiter.Set, states []limiter.State) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[key] = guess{set: set, states: cloneStates(states)}
+}
+
+func (c *guessCache) drop(key string) {
+	c.mu.Lock()
+	delete(c.m, key)
+	c.mu.Unlock()
+}
+
+// cloneStates deep-copies states, sliding logs included.
+func cloneStates(in []limiter.State) []limiter.State {
+	out := make([]limiter.State, len(in))
+	for i, st := range in {
+		out[i] = st
+		out[i].Log = limiter.Log{}
+		for k := range st.Log.Len() {
+			e := st.Log.At(k)
+			out[i].Log.Push(e.At, e.Cost)
+		}
+	}
+	return out
+}
