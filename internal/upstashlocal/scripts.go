@@ -1,0 +1,104 @@
+package upstashlocal
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
+	"sync"
+)
+
+// keyLockingLine is the shebang Upstash accepts and Redis 7 rejects
+// ("ERR Unexpected flag in script shebang: allow-key-locking").
+const keyLockingLine = "#!lua flags=allow-key-locking"
+
+// stripShebang returns the text Redis may run: a script whose first line is
+// exactly keyLockingLine gets that line blanked, its line break kept so that Lua
+// error messages name the same line numbers as the source. ok reports a change.
+func stripShebang(script string) (runnable string, ok bool) {
+	rest, found := strings.CutPrefix(script, keyLockingLine)
+	switch {
+	case !found:
+		return script, false
+	case rest == "":
+		return "", true
+	case rest[0] == '\n':
+		return rest, true
+	case strings.HasPrefix(rest, "\r\n"):
+		return rest[1:], true
+	}
+	return script, false // another first line, such as "...allow-key-locking,no-writes"
+}
+
+func sha1Hex(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// scriptNames maps the SHA1 of a script as a client sent it (with the shebang)
+// to the SHA1 of the text Redis loaded (without). It only grows; a local server
+// sees a handful of scripts. The zero value is ready to use.
+type scriptNames struct {
+	mu       sync.RWMutex
+	redisSHA map[string]string
+}
+
+// runnable returns the text to give Redis for a script a client sent, and
+// remembers its name when the two differ.
+func (n *scriptNames) runnable(script string) string {
+	stripped, ok := stripShebang(script)
+	if !ok {
+		return script
+	}
+	client, redis := sha1Hex(script), sha1Hex(stripped)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.redisSHA == nil {
+		n.redisSHA = make(map[string]string)
+	}
+	n.redisSHA[client] = redis
+	return stripped
+}
+
+// redisName returns the SHA1 Redis knows for a SHA1 a client sent. An unknown
+// SHA1 is returned unchanged, so Redis answers NOSCRIPT itself.
+func (n *scriptNames) redisName(sha string) string {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	if r, ok := n.redisSHA[strings.ToLower(sha)]; ok {
+		return r
+	}
+	return sha
+}
+
+// rewrite adapts the script commands in place: EVAL, EVAL_RO and SCRIPT LOAD get
+// the runnable text; EVALSHA, EVALSHA_RO and SCRIPT EXISTS get Redis's names.
+// When the reply must change too (SCRIPT LOAD answers the client's SHA1), fix is
+// not nil and maps Redis's reply to the one to send.
+func (n *scriptNames) rewrite(args []string) (fix func(any) any) {
+	if len(args) < 2 {
+		return nil
+	}
+	switch strings.ToUpper(args[0]) {
+	case "EVAL", "EVAL_RO":
+		args[1] = n.runnable(args[1])
+	case "EVALSHA", "EVALSHA_RO":
+		args[1] = n.redisName(args[1])
+	case "SCRIPT":
+		switch sub := strings.ToUpper(args[1]); {
+		case sub == "LOAD" && len(args) == 3:
+			client := sha1Hex(args[2])
+			args[2] = n.runnable(args[2])
+			return func(v any) any {
+				if _, ok := v.(string); ok {
+					return client
+				}
+				return v
+			}
+		case sub == "EXISTS":
+			for i := 2; i < len(args); i++ {
+				args[i] = n.redisName(args[i])
+			}
+		}
+	}
+	return nil
+}

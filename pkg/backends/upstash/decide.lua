@@ -1,0 +1,252 @@
+-- edgelimit: decide one request against a whole rule set, in one atomic step.
+--
+-- This script restates pkg/limiter (the specification) for Redis. Every number is an
+-- integer below 2^53, where Lua doubles are exact; products that could exceed that
+-- (a count times a period in microseconds) go through muldiv, a long division in
+-- 10-bit digits. Numbers are written back as "%.0f" strings: Redis would otherwise
+-- format them with 14 significant digits.
+--
+-- KEYS[1]   the key's hash: every rule's state, in fields named "<state id>|<field>"
+-- KEYS[2..] one sorted set per sliding_log rule: members "<at>:<cost>", scored by at
+-- ARGV[1]   now, microseconds since the Unix epoch (the caller's clock)
+-- ARGV[2]   cost
+-- ARGV[3]   "1" to consume when allowed, "0" to peek
+-- ARGV[4]   number of rules, n
+-- ARGV[5]   extra TTL in milliseconds, beyond the state's idle instant
+-- then 8 arguments per rule: algorithm, state id, limit, period, p1, p2, p3, p4
+--   1 fixed_window    p1 window start, p2 window end (0 0 when anchored at the first
+--                     request), p3 1 if anchored, p4 grace to keep a calendar window
+--   2 sliding_window  -
+--   3 sliding_log     p1 the index of its sorted set in KEYS
+--   4 token_bucket,
+--   5 leaky_bucket    p1 q, p2 r (emission interval q + r/limit), p3 tolUS, p4 tolFrac
+-- Returns 5 integers per rule: allowed (1/0), remaining, reset, retry after, delay.
+
+local now, cost = tonumber(ARGV[1]), tonumber(ARGV[2])
+local consume, n, margin = ARGV[3] == '1', tonumber(ARGV[4]), tonumber(ARGV[5])
+local hkey = KEYS[1]
+
+local function str(x) return string.format('%.0f', x) end
+
+-- floor(x / d) for integers |x| < 2^53, d > 0: the float quotient is off by at most 1.
+local function fdiv(x, d)
+  local k = math.floor(x / d)
+  local r = x - k * d
+  if r < 0 then return k - 1 elseif r >= d then return k + 1 end
+  return k
+end
+
+-- floor((a*b + c) / d) and the remainder, for 0 <= a, c < 2^21, 0 <= b < 2^50 and
+-- 0 < d < 2^42: Horner over b's 10-bit digits keeps every intermediate below 2^53. A
+-- quotient of 2^50 or more saturates at 2^50 (remainder -1); callers compare it with a
+-- period, which is far smaller.
+local SAT = 1125899906842624
+local function muldiv(a, b, c, d)
+  local digits = {}
+  for i = 1, 5 do
+    local low = b % 1024
+    digits[i] = low
+    b = (b - low) / 1024
+  end
+  local q, r = 0, 0
+  for i = 5, 1, -1 do
+    local x = r * 1024 + a * digits[i]
+    local k = fdiv(x, d)
+    q, r = q * 1024 + k, x - k * d
+    if q >= SAT then return SAT, -1 end
+  end
+  local k = fdiv(r + c, d)
+  return q + k, r + c - k * d
+end
+
+-- floor((a*b - 1) / d), for a >= 1, with muldiv's bounds.
+local function muldivBelow(a, b, d)
+  local q, rem = muldiv(a, b, 0, d)
+  if rem == 0 then return q - 1 end
+  return q
+end
+
+local function max(a, b) if a > b then return a end return b end
+
+-- Read every rule's fields in one HMGET.
+local rules, fields = {}, {}
+for i = 1, n do
+  local o = 5 + (i - 1) * 8
+  local r = {alg = tonumber(ARGV[o + 1]), id = ARGV[o + 2], limit = tonumber(ARGV[o + 3]),
+    period = tonumber(ARGV[o + 4]), p1 = tonumber(ARGV[o + 5]), p2 = tonumber(ARGV[o + 6]),
+    p3 = tonumber(ARGV[o + 7]), p4 = tonumber(ARGV[o + 8])}
+  rules[i] = r
+  for _, f in ipairs({'s', 'e', 'c', 'p', 't', 'f', 'l'}) do
+    fields[#fields + 1] = r.id .. '|' .. f
+  end
+end
+local values = redis.call('HMGET', hkey, unpack(fields))
+for i, r in ipairs(rules) do
+  local o = (i - 1) * 7
+  r.s, r.e, r.c, r.p = tonumber(values[o + 1]) or 0, tonumber(values[o + 2]) or 0, tonumber(values[o + 3]) or 0, tonumber(values[o + 4]) or 0
+  r.t, r.f, r.l = tonumber(values[o + 5]) or 0, tonumber(values[o + 6]) or 0, tonumber(values[o + 7]) or 0
+end
+
+-- fixed_window
+local function fixed(r)
+  local start, finish, count
+  if r.p3 == 1 then -- anchored at the first request
+    if now < r.e then start, finish, count = r.s, r.e, r.c
+    else start, finish, count = now, now + r.period, 0 end
+  elseif r.s == r.p1 then start, finish, count = r.p1, r.p2, r.c
+  elseif r.s > r.p1 then start, finish, count = r.s, r.e, r.c -- clock skew: a later window
+  else start, finish, count = r.p1, r.p2, 0 end
+  if count + cost > r.limit then
+    return {0, r.limit - count, finish, finish - now, 0}
+  end
+  local out = {1, r.limit - count - cost, finish, 0, 0}
+  if not consume then
+    out[2] = r.limit - count
+    if count == 0 then out[3] = now end
+  end
+  r.set = {s = start, e = finish, c = count + cost}
+  r.idle = finish + r.p4
+  return out
+end
+
+-- sliding_window: cost fits iff cost <= limit - curr - floor(prev*(period-e)/period)
+local function sliding(r)
+  local at = max(now, r.l)
+  local p = r.period
+  local ws = at - (at % p)
+  local prev, curr = 0, 0
+  if r.s == ws then prev, curr = r.p, r.c
+  elseif r.s == ws - p then prev, curr = r.c, 0 end
+  local weighted = muldiv(prev, p - (at - ws), 0, p)
+  local avail = r.limit - curr - weighted
+  local function reset(c)
+    if c > 0 then return ws + 2 * p elseif prev > 0 then return ws + p end
+    return at
+  end
+  if cost > avail then
+    -- The first instant it fits: within this window when period-e can shrink to
+    -- floor(((m+1)*period-1)/prev), else in the next, where prev is curr.
+    local retry
+    local m = r.limit - curr - cost
+    if m >= 0 and prev > 0 then
+      local e = p - muldivBelow(m + 1, p, prev)
+      if e < p then retry = ws + e end
+    end
+    if not retry then
+      if curr == 0 then retry = ws + p
+      else retry = ws + p + max(p - muldivBelow(r.limit - cost + 1, p, curr), 0) end
+    end
+    return {0, max(avail, 0), reset(curr), retry - now, 0}
+  end
+  r.set = {s = ws, p = prev, c = curr + cost, l = at}
+  r.idle = ws + 2 * p
+  if not consume then return {1, avail, reset(curr), 0, 0} end
+  return {1, avail - cost, reset(curr + cost), 0, 0}
+end
+
+-- sliding_log: cost fits iff the cost admitted in (now-period, now] plus cost <= limit
+local function log(r)
+  local zkey = KEYS[r.p1]
+  local at = now
+  local newest = redis.call('ZRANGE', zkey, -1, -1, 'WITHSCORES')
+  if #newest == 2 then at = max(now, tonumber(newest[2])) end
+  local cutoff = at - r.period
+  local expiredCost = 0
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', zkey, '-inf', str(cutoff))) do
+    expiredCost = expiredCost + tonumber(string.match(m, ':(%d+)$'))
+  end
+  local used = r.c - expiredCost
+  local function reset()
+    if #newest == 2 and tonumber(newest[2]) > cutoff then return tonumber(newest[2]) + r.period end
+    return at
+  end
+  if used + cost > r.limit then
+    -- Wait until the oldest live entries have freed enough.
+    local need, retry, offset = used + cost - r.limit, at, 0
+    while need > 0 do
+      local batch = redis.call('ZRANGEBYSCORE', zkey, '(' .. str(cutoff), '+inf', 'LIMIT', offset, 256)
+      if #batch == 0 then break end
+      for _, m in ipairs(batch) do
+        local t, c = string.match(m, '^(%d+):(%d+)$')
+        need, retry = need - tonumber(c), tonumber(t) + r.period
+        if need <= 0 then break end
+      end
+      offset = offset + #batch
+    end
+    return {0, r.limit - used, reset(), retry - now, 0}
+  end
+  r.push = {zkey = zkey, at = at, cutoff = cutoff, newest = newest, expiredCost = expiredCost}
+  r.idle = at + r.period
+  if not consume then return {1, r.limit - used, reset(), 0, 0} end
+  return {1, r.limit - used - cost, at + r.period, 0, 0}
+end
+
+-- token_bucket, leaky_bucket: GCRA, TAT = t + f/limit microseconds.
+local function norm(us, frac, limit)
+  while frac < 0 do frac, us = frac + limit, us - 1 end
+  local carry = fdiv(frac, limit)
+  return us + carry, frac - carry * limit
+end
+local function tokens(us, frac, r)
+  us, frac = norm(us, frac, r.limit)
+  if us < 0 then return 0 end
+  return (muldiv(r.limit, us, frac, r.period))
+end
+local function ceilfrac(us, frac) if frac > 0 then return us + 1 end return us end
+
+local function bucket(r)
+  local at = max(now, r.l)
+  local tat, frac = r.t, r.f
+  if tat < at then tat, frac = at, 0 end
+  local nt, nf = norm(tat + cost * r.p1, frac + cost * r.p2, r.limit)
+  local lt, lf = at + r.p3, r.p4
+  if nt > lt or (nt == lt and nf > lf) then
+    local rt, rf = norm(nt - r.p3, nf - r.p4, r.limit)
+    return {0, tokens(lt - tat, lf - frac, r), ceilfrac(tat, frac), ceilfrac(rt, rf) - now, 0}
+  end
+  r.set = {t = nt, f = nf, l = at}
+  r.idle = ceilfrac(nt, nf)
+  if not consume then return {1, tokens(lt - tat, lf - frac, r), ceilfrac(tat, frac), 0, 0} end
+  local delay = 0
+  if r.alg == 5 then delay = ceilfrac(tat, frac) - at end
+  return {1, tokens(lt - nt, lf - nf, r), ceilfrac(nt, nf), 0, delay}
+end
+
+local evaluate = {fixed, sliding, log, bucket, bucket}
+local out, allowed = {}, true
+for i, r in ipairs(rules) do
+  local o = evaluate[r.alg](r)
+  allowed = allowed and o[1] == 1
+  for j = 1, 5 do out[(i - 1) * 5 + j] = o[j] end
+end
+
+if consume and allowed then
+  local idle, hset = now, {}
+  for _, r in ipairs(rules) do
+    idle = max(idle, r.idle)
+    if r.set then
+      for f, v in pairs(r.set) do
+        hset[#hset + 1] = r.id .. '|' .. f
+        hset[#hset + 1] = str(v)
+      end
+    end
+    if r.push then
+      local pz = r.push
+      if pz.expiredCost > 0 then redis.call('ZREMRANGEBYSCORE', pz.zkey, '-inf', str(pz.cutoff)) end
+      local c = cost
+      if #pz.newest == 2 and tonumber(pz.newest[2]) == pz.at then
+        redis.call('ZREM', pz.zkey, pz.newest[1])
+        c = c + tonumber(string.match(pz.newest[1], ':(%d+)$'))
+      end
+      redis.call('ZADD', pz.zkey, str(pz.at), str(pz.at) .. ':' .. str(c))
+      hset[#hset + 1] = r.id .. '|c'
+      hset[#hset + 1] = str(r.c - pz.expiredCost + cost)
+      hset[#hset + 1] = r.id .. '|z' -- so that a reset finds the sorted set
+      hset[#hset + 1] = '1'
+    end
+  end
+  redis.call('HSET', hkey, unpack(hset))
+  local ttl = math.ceil((idle - now) / 1000) + margin
+  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+return out
