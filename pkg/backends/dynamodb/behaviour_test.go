@@ -16,7 +16,6 @@ import (
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
-	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
 func counting(ct *testenv.CountingTransport) func(*dynamodb.Options) {
@@ -205,5 +204,3 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
-
-var _ = limiter.MaxRules

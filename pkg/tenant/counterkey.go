@@ -1,0 +1,46 @@
+package tenant
+
+import (
+	"strconv"
+	"strings"
+)
+
+// counterKeyVersion starts every counter key, so that a future encoding cannot collide
+// with this one.
+const counterKeyVersion = "c1"
+
+// CounterKey returns the key under which a backend counts requests of identity to
+// route of tenant tenantID in generation generation. route is "" for the tenant-wide
+// rules, or a Route's Name; identity is who is limited, such as IdentityKey(keyID) or
+// IdentityIP(ip).
+//
+// Every part is written with its length in front ("c1|4:acme|0|16:GET /orders/{id}|10:k:ab12cd34"),
+// so the encoding is injective: two different tuples never give the same key, whatever
+// separators the parts contain. Bumping the generation (Reset) changes every key of the
+// tenant at once.
+func CounterKey(tenantID string, generation int64, route, identity string) string {
+	var b strings.Builder
+	b.Grow(len(counterKeyVersion) + len(tenantID) + len(route) + len(identity) + 32)
+	b.WriteString(counterKeyVersion)
+	writePart(&b, tenantID)
+	b.WriteByte('|')
+	b.WriteString(strconv.FormatInt(generation, 10))
+	writePart(&b, route)
+	writePart(&b, identity)
+	return b.String()
+}
+
+func writePart(b *strings.Builder, s string) {
+	b.WriteByte('|')
+	b.WriteString(strconv.Itoa(len(s)))
+	b.WriteByte(':')
+	b.WriteString(s)
+}
+
+// IdentityKey returns the identity of requests made with the API key whose key id is
+// keyID, for CounterKey.
+func IdentityKey(keyID string) string { return "k:" + keyID }
+
+// IdentityIP returns the identity of anonymous requests from source IP ip, for
+// CounterKey.
+func IdentityIP(ip string) string { return "ip:" + ip }

@@ -1,0 +1,198 @@
+package tenant
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// MaxJSONBytes bounds the JSON of one tenant that Decode reads.
+const MaxJSONBytes = 256 << 10
+
+// ErrSyntax is returned (wrapped) by Decode for input that is not one JSON value, or is
+// larger than MaxJSONBytes: errors that name no field.
+var ErrSyntax = errors.New("tenant: invalid JSON")
+
+// tenantJSON mirrors Tenant for strict decoding: rules and routes stay raw so that
+// their errors carry their paths.
+type tenantJSON struct {
+	ID          string            `json:"id"`
+	Rules       []json.RawMessage `json:"rules"`
+	Timezone    string            `json:"timezone"`
+	FailMode    FailMode          `json:"fail_mode"`
+	Status      Status            `json:"status"`
+	Shadow      bool              `json:"shadow"`
+	Routes      []json.RawMessage `json:"routes"`
+	Metadata    map[string]string `json:"metadata"`
+	Version     int64             `json:"version"`
+	Generation  int64             `json:"generation"`
+	ZoneChanges []json.RawMessage `json:"zone_changes"`
+}
+
+type routeJSON struct {
+	Method    string            `json:"method"`
+	Resource  string            `json:"resource"`
+	Rules     []json.RawMessage `json:"rules"`
+	Anonymous bool              `json:"anonymous"`
+}
+
+const (
+	changeFields = "at, from, to"
+	tenantFields = "id, rules, timezone, fail_mode, status, shadow, routes, metadata, version, generation, zone_changes"
+	routeFields  = "method, resource, rules, anonymous"
+)
+
+// Decode reads one tenant from JSON strictly (unknown fields, non-integer numbers and
+// trailing data are errors), fills in its defaults and validates it. Errors name the
+// field as a *limiter.FieldError, or wrap ErrSyntax for malformed JSON.
+func Decode(data []byte) (Tenant, error) {
+	if len(data) > MaxJSONBytes {
+		return Tenant{}, fmt.Errorf("%w: %d bytes, the most is %d", ErrSyntax, len(data), MaxJSONBytes)
+	}
+	var raw tenantJSON
+	if err := strictDecode(data, &raw, "", tenantFields); err != nil {
+		return Tenant{}, err
+	}
+	t := Tenant{ID: raw.ID, Timezone: raw.Timezone, FailMode: raw.FailMode, Status: raw.Status,
+		Shadow: raw.Shadow, Metadata: raw.Metadata, Version: raw.Version, Generation: raw.Generation}
+	var err error
+	if t.Rules, err = decodeRules(raw.Rules, "rules"); err != nil {
+		return Tenant{}, err
+	}
+	if t.ZoneChanges, err = decodeZoneChanges(raw.ZoneChanges); err != nil {
+		return Tenant{}, err
+	}
+	if len(raw.Routes) > MaxRoutes {
+		return Tenant{}, &limiter.FieldError{Field: "routes", Value: strconv.Itoa(len(raw.Routes)), Reason: fmt.Sprintf("a tenant has at most %d routes", MaxRoutes)}
+	}
+	for i, msg := range raw.Routes {
+		r, err := decodeRoute(msg, "routes["+strconv.Itoa(i)+"]")
+		if err != nil {
+			return Tenant{}, err
+		}
+		t.Routes = append(t.Routes, r)
+	}
+	if err := t.Validate(); err != nil {
+		return Tenant{}, err
+	}
+	return t.Normalized(), nil
+}
+
+// UnmarshalJSON decodes the tenant as Decode does.
+func (t *Tenant) UnmarshalJSON(data []byte) error {
+	out, err := Decode(data)
+	if err != nil {
+		return err
+	}
+	*t = out
+	return nil
+}
+
+func decodeRoute(data []byte, path string) (Route, error) {
+	var raw routeJSON
+	if err := strictDecode(data, &raw, path+".", routeFields); err != nil {
+		return Route{}, err
+	}
+	rules, err := decodeRules(raw.Rules, path+".rules")
+	if err != nil {
+		return Route{}, err
+	}
+	return Route{Method: raw.Method, Resource: raw.Resource, Rules: rules, Anonymous: raw.Anonymous}, nil
+}
+
+func decodeZoneChanges(raws []json.RawMessage) ([]ZoneChange, error) {
+	if len(raws) > MaxZoneChanges {
+		return nil, &limiter.FieldError{Field: "zone_changes", Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("holds at most %d changes", MaxZoneChanges)}
+	}
+	var out []ZoneChange
+	for i, msg := range raws {
+		var c ZoneChange
+		if err := strictDecode(msg, &c, "zone_changes["+strconv.Itoa(i)+"].", changeFields); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// decodeRules decodes each rule with limiter.Rule's strict decoder, placing its errors
+// under path ("routes[1].rules").
+func decodeRules(raws []json.RawMessage, path string) ([]limiter.Rule, error) {
+	if len(raws) > limiter.MaxRules {
+		return nil, &limiter.FieldError{Field: path, Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("a rule set holds at most %d rules", limiter.MaxRules)}
+	}
+	var rules []limiter.Rule
+	for i, msg := range raws {
+		var r limiter.Rule
+		if err := json.Unmarshal(msg, &r); err != nil {
+			at := path + "[" + strconv.Itoa(i) + "]"
+			if !errors.As(err, new(*limiter.FieldError)) {
+				// The value is valid JSON (the outer decoder read it), so the error is
+				// its type.
+				return nil, &limiter.FieldError{Field: at, Reason: "must be a JSON object: a rule"}
+			}
+			return nil, prefixed(at, err)
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+// strictDecode decodes exactly one JSON value from data into v, refusing unknown
+// fields, and turns errors that name a field into *limiter.FieldError under prefix.
+func strictDecode(data []byte, v any, prefix, fields string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err, prefix, fields)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: data after the JSON value", ErrSyntax)
+	}
+	return nil
+}
+
+func decodeError(err error, prefix, fields string) error {
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name, _ = strconv.Unquote(name)
+		if name == "" {
+			name = `""`
+		}
+		return &limiter.FieldError{Field: prefix + name, Reason: "unknown field: want one of " + fields}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := strings.TrimSuffix(prefix, ".")
+		if te.Field != "" {
+			field = prefix + te.Field
+		}
+		if field == "" {
+			field = "tenant"
+		}
+		return &limiter.FieldError{Field: field, Reason: "must be a JSON " + jsonType(te.Type) + ", not a " + te.Value}
+	}
+	return fmt.Errorf("%w: %v", ErrSyntax, err)
+}
+
+// jsonType names the JSON form of a Go type for error messages.
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return "object"
+}

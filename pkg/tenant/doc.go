@@ -1,0 +1,40 @@
+// Package tenant is edgelimit's tenant model: who is limited, by which rules, in which
+// time zone, and on which routes. It holds no I/O: stores (pkg/tenantstore) keep
+// tenants, and the authorizer and admin function read and update them through this
+// package.
+//
+// A Tenant's JSON form is the public contract of the admin API and the tenants file:
+//
+//	{
+//	  "id": "acme",
+//	  "rules": [{"name": "daily", "algorithm": "fixed_window", "limit": 10000, "period": "day"}],
+//	  "timezone": "Asia/Tokyo",
+//	  "fail_mode": "closed",
+//	  "status": "active",
+//	  "shadow": false,
+//	  "routes": [{"method": "POST", "resource": "/orders/{id}",
+//	              "rules": [{"algorithm": "token_bucket", "limit": 5, "period": "1s"}]}],
+//	  "metadata": {"plan": "pro"},
+//	  "version": 3,
+//	  "generation": 0
+//	}
+//
+// Decode reads it strictly (unknown fields are errors) and Validate reports the first
+// problem as a *limiter.FieldError naming the field by its path, such as
+// "routes[1].rules[0].limit" or "timezone". Version, Generation and ZoneChanges are
+// server-managed: stores set Version, Reset bumps Generation, and ApplyUpdate carries
+// all three over from the stored tenant when a client replaces or patches it.
+//
+// Limiting: Tenant.Sets compiles the tenant's rules and each route's rules into
+// limiter.Sets once (cache the result with the tenant); Sets.Match finds the route of a
+// request from the API Gateway v1 resource or v2 routeKey; Sets.Checks lists the
+// decisions to make, each with its counter key from CounterKey. A route's rules apply
+// on top of the tenant's, under a counter key of their own.
+//
+// Time zones: the tenant's zone governs all its calendar rules. A change of zone takes
+// effect at the first window boundary of the new zone at or after the end of the
+// current window (see limiter.Zone); ApplyUpdate records each change in the tenant's
+// ZoneChanges and drops changes once they have taken effect. Zone names are IANA names
+// loaded with time.LoadLocation: binaries import time/tzdata, as the Lambda runtime
+// image may lack zoneinfo.
+package tenant

@@ -1,0 +1,79 @@
+package tenant
+
+import (
+	"strings"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// The route methods: the HTTP methods API Gateway routes, and MethodAny for all of them.
+const (
+	MethodAny = "ANY"
+	// DefaultRoute is the HTTP API (v2) catch-all route key, written as a route's
+	// resource with method ANY.
+	DefaultRoute = "$default"
+)
+
+var methods = map[string]bool{
+	"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
+	"HEAD": true, "OPTIONS": true, MethodAny: true,
+}
+
+const methodList = "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, ANY"
+
+// Route is a set of rules for one API Gateway route, applied on top of the tenant's
+// rules under a counter key of its own.
+//
+// Method is an HTTP method in upper case, or ANY. Resource is the route's path as API
+// Gateway names it: the REST API (v1) resource such as "/orders/{id}", the path of an
+// HTTP API (v2) route key ("GET /orders/{id}" is method GET, resource "/orders/{id}"),
+// or "$default" with method ANY. Matching is exact: "/orders/{id}" does not match the
+// request path "/orders/42", only the route that API Gateway reports.
+//
+// Anonymous routes accept requests without an API key; the authorizer limits them per
+// source IP instead of per key.
+type Route struct {
+	Method    string         `json:"method"`
+	Resource  string         `json:"resource"`
+	Rules     []limiter.Rule `json:"rules"`
+	Anonymous bool           `json:"anonymous,omitempty"`
+}
+
+// Name returns the route's name as an HTTP API route key, "METHOD RESOURCE" (or
+// "$default"): the route's part of its counter keys, and its name in Sets.
+func (r Route) Name() string {
+	if r.Resource == DefaultRoute {
+		return DefaultRoute
+	}
+	return r.Method + " " + r.Resource
+}
+
+// ParseRouteKey splits an HTTP API (v2) routeKey such as "GET /orders/{id}" into its
+// method and resource. "$default" gives (ANY, "$default"). A string without a space,
+// such as a REST API (v1) resource, gives an empty method and the string unchanged.
+func ParseRouteKey(key string) (method, resource string) {
+	if key == DefaultRoute {
+		return MethodAny, DefaultRoute
+	}
+	if m, res, ok := strings.Cut(key, " "); ok {
+		return m, res
+	}
+	return "", key
+}
+
+// validResource reports whether s can be a route's resource: "$default", or a path
+// starting with '/' of printable ASCII without spaces, '?' or '#'.
+func validResource(s string) bool {
+	if s == DefaultRoute {
+		return true
+	}
+	if len(s) == 0 || len(s) > MaxResourceLen || s[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '?' || c == '#' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,140 @@
+package tenant
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// FailMode says what the authorizer answers when the backend fails within its latency
+// budget.
+type FailMode string
+
+// The fail modes. The default is FailClosed.
+const (
+	FailOpen   FailMode = "open"   // allow the request, flagged failOpen
+	FailClosed FailMode = "closed" // deny the request
+)
+
+// Status says whether a tenant's keys are accepted.
+type Status string
+
+// The statuses. The default is StatusActive.
+const (
+	StatusActive    Status = "active"
+	StatusSuspended Status = "suspended" // every key of the tenant gets 401
+)
+
+// Bounds on a tenant, checked by Validate.
+const (
+	MaxIDLen         = 63  // bytes in an id; see ValidID
+	MaxRoutes        = 64  // routes per tenant
+	MaxMetadata      = 32  // metadata entries
+	MaxMetadataKey   = 64  // bytes in a metadata key
+	MaxMetadataValue = 256 // bytes in a metadata value
+	MaxZoneChanges   = 16  // zone changes still taking effect
+	MaxTimezoneLen   = 64  // bytes in a zone name
+	MaxResourceLen   = 256 // bytes in a route's resource
+	DefaultTimezone  = "UTC"
+	DefaultFailMode  = FailClosed
+	DefaultStatus    = StatusActive
+)
+
+// Tenant is one customer of the API: its rules, time zone, fail mode, status, shadow
+// mode, per-route rules and metadata, as the admin API and the tenants file write them
+// (see the package doc for the JSON).
+//
+// The zero Tenant is not valid: it lacks an id and rules. Normalized fills in the
+// defaults (time zone UTC, fail mode closed, status active, rule names); Decode returns
+// tenants already normalized and validated.
+//
+// Version, Generation and ZoneChanges are server-managed. Version counts the stored
+// revisions (1 on creation) and is the admin API's ETag. Generation is part of every
+// counter key: Reset bumps it, so a reset starts every counter afresh without scanning
+// them. ZoneChanges is the history of time-zone changes that may still be taking effect
+// (see ApplyUpdate); Timezone is always the zone the tenant asked for last.
+type Tenant struct {
+	ID          string            `json:"id"`
+	Rules       []limiter.Rule    `json:"rules"`
+	Timezone    string            `json:"timezone"`
+	FailMode    FailMode          `json:"fail_mode"`
+	Status      Status            `json:"status"`
+	Shadow      bool              `json:"shadow"`
+	Routes      []Route           `json:"routes,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+	Version     int64             `json:"version"`
+	Generation  int64             `json:"generation"`
+	ZoneChanges []ZoneChange      `json:"zone_changes,omitempty"`
+}
+
+// Normalized returns a copy of t with its defaults filled in: the time zone, fail mode
+// and status, and each rule's name and burst (limiter.Rule.Normalized). Empty lists and
+// maps become nil, so that a tenant survives a JSON round trip unchanged.
+func (t Tenant) Normalized() Tenant {
+	t = t.Clone()
+	if t.Timezone == "" {
+		t.Timezone = DefaultTimezone
+	}
+	if t.FailMode == "" {
+		t.FailMode = DefaultFailMode
+	}
+	if t.Status == "" {
+		t.Status = DefaultStatus
+	}
+	normalizeRules(t.Rules)
+	for i := range t.Routes {
+		normalizeRules(t.Routes[i].Rules)
+	}
+	if len(t.Routes) == 0 {
+		t.Routes = nil
+	}
+	if len(t.Metadata) == 0 {
+		t.Metadata = nil
+	}
+	if len(t.ZoneChanges) == 0 {
+		t.ZoneChanges = nil
+	}
+	return t
+}
+
+func normalizeRules(rules []limiter.Rule) {
+	for i := range rules {
+		rules[i] = rules[i].Normalized()
+	}
+}
+
+// Clone returns a deep copy of t: changing the copy's slices or maps leaves t as it was.
+func (t Tenant) Clone() Tenant {
+	t.Rules = slices.Clone(t.Rules)
+	if t.Routes != nil {
+		routes := make([]Route, len(t.Routes))
+		for i, r := range t.Routes {
+			r.Rules = slices.Clone(r.Rules)
+			routes[i] = r
+		}
+		t.Routes = routes
+	}
+	t.Metadata = maps.Clone(t.Metadata)
+	t.ZoneChanges = slices.Clone(t.ZoneChanges)
+	return t
+}
+
+// Active reports whether the tenant's keys are accepted.
+func (t Tenant) Active() bool { return t.Status == StatusActive || t.Status == "" }
+
+// ValidID reports whether id is a valid tenant id: 1 to 63 bytes of lowercase ASCII
+// letters, digits, '_' and '-', starting with a letter or a digit
+// (^[a-z0-9][a-z0-9_-]{0,62}$). Ids appear in storage keys and URLs as they are.
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > MaxIDLen || id[0] == '_' || id[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
