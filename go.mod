@@ -3,6 +3,7 @@ module github.com/edgelimit/edgelimit
 go 1.26.0
 
 require (
+	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.18
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.0
@@ -12,6 +13,7 @@ require (
 	github.com/aws/smithy-go v1.28.9
 	github.com/redis/go-redis/v9 v9.23.0
 	golang.org/x/time v0.16.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

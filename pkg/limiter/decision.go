@@ -36,6 +36,9 @@ type Decision struct {
 	RetryAfter int64
 	// Delay is the longest leaky-bucket delay (microseconds) when allowed.
 	Delay int64
+	// RuleReset is the Reset of the rule reported in Rule: when that rule alone is back
+	// to its full capacity (the RateLimit header's t for an allowed request).
+	RuleReset int64
 }
 
 // Combine folds the rules' outcomes, one per rule in order, into one Decision. Backends
@@ -67,8 +70,9 @@ func (s *Set) Combine(outs []Outcome) Decision {
 			d.Delay = max(d.Delay, o.Delay)
 		}
 	}
-	if d.Rule < len(s.rules) {
+	if d.Rule < len(s.rules) && d.Rule < len(outs) {
 		d.Limit = s.rules[d.Rule].capacity
+		d.RuleReset = outs[d.Rule].Reset
 	}
 	return d
 }

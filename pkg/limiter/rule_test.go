@@ -135,7 +135,7 @@ func TestCombine(t *testing.T) {
 		{Remaining: 0, Reset: 300, RetryAfter: 20},
 		{Remaining: 2, Reset: 200, RetryAfter: 50},
 	})
-	if want := (Decision{Rule: 2, Limit: 7, Remaining: 0, Reset: 300, RetryAfter: 50}); denied != want {
+	if want := (Decision{Rule: 2, Limit: 7, Remaining: 0, Reset: 300, RetryAfter: 50, RuleReset: 200}); denied != want {
 		t.Errorf("denied: %+v, want %+v", denied, want)
 	}
 	allowed := s.Combine([]Outcome{
@@ -143,7 +143,7 @@ func TestCombine(t *testing.T) {
 		{Allowed: true, Remaining: 1, Reset: 300, Delay: 9},
 		{Allowed: true, Remaining: 2, Reset: 50},
 	})
-	if want := (Decision{Allowed: true, Rule: 1, Limit: 5, Remaining: 1, Reset: 50, Delay: 9}); allowed != want {
+	if want := (Decision{Allowed: true, Rule: 1, Limit: 5, Remaining: 1, Reset: 50, Delay: 9, RuleReset: 300}); allowed != want {
 		t.Errorf("allowed: %+v, want %+v", allowed, want)
 	}
 }

@@ -151,7 +151,7 @@ func (s *Set) Decide(states []State, now, cost int64) (Decision, error) {
 			c.consume(&states[0], s.zone, now, cost)
 		}
 		return Decision{Allowed: o.Allowed, Limit: c.capacity, Remaining: o.Remaining,
-			Reset: o.Reset, RetryAfter: o.RetryAfter, Delay: o.Delay}, nil
+			Reset: o.Reset, RetryAfter: o.RetryAfter, Delay: o.Delay, RuleReset: o.Reset}, nil
 	}
 	var outs [MaxRules]Outcome
 	allowed := true

@@ -1,0 +1,59 @@
+# The developer entry points (`make test` starts the test services and runs every check)
+# and, below, the AWS SAM build targets (`build-<LogicalId>`, run by `sam build`).
+
+# Where scripts/services.sh installs and reuses the test services.
+EDGELIMIT_TOOLS ?= $(CURDIR)/.tools
+export EDGELIMIT_TOOLS
+
+.PHONY: test test-unit test-fresh services vet
+
+# go vet, gofmt, and every test with the test services running (installed if missing).
+test:
+	bash scripts/services.sh run -- bash scripts/test.sh
+
+# The tests alone, without services: integration tests skip (and fail when CI is set).
+test-unit:
+	go test ./...
+
+# Delete the tools folder, then make test: the services start from nothing.
+test-fresh:
+	rm -rf -- "$(EDGELIMIT_TOOLS)"
+	$(MAKE) test
+
+# Start the test services and open a shell with their EDGELIMIT_TEST_* variables set.
+services:
+	bash scripts/services.sh run -- $${SHELL:-bash}
+
+vet:
+	go vet ./...
+
+# ---- SAM build targets (build-AuthorizerFunction, ...) ----
+#
+# `sam build` copies the project to a scratch folder and runs `make build-<LogicalId>`
+# there, with ARTIFACTS_DIR set, for each function of template.yaml whose Metadata says
+# `BuildMethod: makefile`; the function's code is $(ARTIFACTS_DIR)/bootstrap. The
+# template deploys arm64 (Graviton): GOARCH defaults to arm64 whatever this machine is.
+# `make build` does the same into bin/lambda/<LogicalId>/ without SAM.
+
+GOARCH ?= arm64
+LAMBDA_FUNCTIONS := AuthorizerFunction AdminFunction
+
+# $(call lambda-bootstrap,package): a static, stripped linux/$(GOARCH) bootstrap, without
+# the RPC mode that only the go1.x runtime used.
+define lambda-bootstrap
+	@test -n "$(ARTIFACTS_DIR)" || { echo "ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 2; }
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH) go build -tags lambda.norpc -ldflags "-s -w" -trimpath -o "$(ARTIFACTS_DIR)/bootstrap" $(1)
+endef
+
+.PHONY: build $(addprefix build-,$(LAMBDA_FUNCTIONS))
+
+build-AuthorizerFunction:
+	$(call lambda-bootstrap,./functions/authorizer)
+
+build-AdminFunction:
+	$(call lambda-bootstrap,./functions/admin)
+
+build:
+	@for fn in $(LAMBDA_FUNCTIONS); do \
+		$(MAKE) --no-print-directory build-$$fn ARTIFACTS_DIR="$(CURDIR)/bin/lambda/$$fn" || exit; \
+	done

@@ -1,0 +1,75 @@
+package headers
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// Denial is the JSON body of a 429 response. It keeps the shape of the bodies API
+// Gateway writes for its own errors, {"message": "..."}, so that a client reads one
+// shape whichever layer turned it away, and adds the numbers of the decision under the
+// snake_case names the rest of edgelimit's JSON uses:
+//
+//	{"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":1796040005,"rule":"burst"}
+//
+// Each number is the value of the header field named beside it, so the body and the
+// fields never disagree.
+type Denial struct {
+	// Message is http.StatusText(429), "Too Many Requests".
+	Message string `json:"message"`
+	// RetryAfter is Retry-After: whole seconds until a retry may be allowed, rounded
+	// up, at least 1 (0 only if the decision was in fact allowed).
+	RetryAfter int64 `json:"retry_after"`
+	// Limit is X-RateLimit-Limit: the capacity of Rule (its limit, or its burst).
+	Limit int64 `json:"limit"`
+	// Remaining is X-RateLimit-Remaining: what the rule set still admits now.
+	Remaining int64 `json:"remaining"`
+	// Reset is X-RateLimit-Reset: when the denying rules are back to full, in seconds
+	// since the Unix epoch, rounded up.
+	Reset int64 `json:"reset"`
+	// Rule is the name of the rule that denied (the item of the RateLimit field): the
+	// one with the longest wait when several did.
+	Rule string `json:"rule"`
+}
+
+// NewDenial returns the body fields for decision d of set at instant now.
+func NewDenial(set *limiter.Set, d limiter.Decision, now int64) Denial {
+	var rule string
+	if d.Rule >= 0 && d.Rule < set.Len() {
+		rule = set.Rule(d.Rule).Name
+	}
+	return Denial{
+		Message:    http.StatusText(http.StatusTooManyRequests),
+		RetryAfter: retryAfter(d),
+		Limit:      d.Limit,
+		Remaining:  d.Remaining,
+		Reset:      limiter.CeilSeconds(d.Reset),
+		Rule:       rule,
+	}
+}
+
+// Body returns the JSON of NewDenial(set, d, now), without a trailing newline.
+func Body(set *limiter.Set, d limiter.Decision, now int64) []byte {
+	b, err := json.Marshal(NewDenial(set, d, now))
+	if err != nil { // strings and integers only: unreachable
+		return []byte(`{"message":"Too Many Requests"}`)
+	}
+	return b
+}
+
+// WriteDenied answers a denied request: it writes the fields of Write, Content-Type
+// application/json and Content-Length, the status 429 Too Many Requests, and Body. It
+// is meant for denials; given an allowed decision (say, a leaky-bucket Delay longer
+// than the caller will wait) it still answers 429, without Retry-After.
+func WriteDenied(w http.ResponseWriter, set *limiter.Set, d limiter.Decision, now int64) {
+	body := Body(set, d, now)
+	h := w.Header()
+	Write(h, set, d, now)
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write(body) // an error means the client has gone: nothing left to tell it
+}

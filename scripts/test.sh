@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# test.sh runs every check: go vet, gofmt, the race detector on the concurrent packages,
+# then the other packages' tests. `make test` runs it inside scripts/services.sh, which
+# provides the services the integration tests need. Every step runs; the script fails at
+# the end, naming the steps that failed.
+set -uo pipefail # no -e: a failing step must not hide the others
+
+# The packages with concurrency, tested with -race; every other package runs without it.
+RACE_PACKAGES=(./pkg/... ./internal/...)
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit
+failed=()
+
+step() {
+	local name=$1
+	shift
+	echo "== $name"
+	"$@" || failed+=("$name")
+}
+
+# check_gofmt lists the Go files of every package (testdata and dot folders excluded,
+# as go list excludes them) that gofmt would change.
+check_gofmt() {
+	local dir files=() unformatted
+	while read -r dir; do
+		files+=("$dir"/*.go)
+	done < <(go list -e -f '{{.Dir}}' ./...)
+	unformatted=$(gofmt -l "${files[@]}") || return 1
+	if [[ -n $unformatted ]]; then
+		echo "gofmt: these files are not formatted (run gofmt -w on them):"
+		echo "${unformatted//"$PWD/"/}"
+		return 1
+	fi
+}
+
+# the packages not in RACE_PACKAGES
+other_packages() {
+	comm -23 <(go list -e ./... | sort) <(go list -e "${RACE_PACKAGES[@]}" 2>/dev/null | sort)
+}
+
+step "go vet" go vet ./...
+step gofmt check_gofmt
+step "go test -race ${RACE_PACKAGES[*]}" go test -race -count=1 "${RACE_PACKAGES[@]}"
+mapfile -t others < <(other_packages)
+if ((${#others[@]} > 0)); then
+	step "go test (other packages)" go test -count=1 "${others[@]}"
+fi
+
+if ((${#failed[@]} > 0)); then
+	printf 'FAILED:'
+	printf ' [%s]' "${failed[@]}"
+	echo
+	exit 1
+fi
+echo "PASSED: go vet, gofmt, go test"
