@@ -10,8 +10,8 @@
 # emulator (go install), the npm test packages (npm ci) and the edgelimit binary, whose
 # `upstash-local` subcommand serves the Upstash REST API in front of redis-server.
 #
-# Each server gets a free port on 127.0.0.1 (DynamoDB Local has no option to choose its
-# address: it listens on every interface). The script exports:
+# Each server gets a free port on 127.0.0.1 (DynamoDB Local, which has no option to choose
+# its address, through the LD_PRELOAD shim scripts/loopback.c). The script exports:
 #
 #   EDGELIMIT_TEST_REDIS_ADDR     127.0.0.1:PORT of redis-server
 #   EDGELIMIT_TEST_UPSTASH_URL    http://127.0.0.1:PORT of `edgelimit upstash-local`
@@ -82,6 +82,7 @@ main() {
 	install_system_packages
 	start_rie_install
 	install_dynamodb
+	build_loopback_shim
 	install_node_modules
 
 	launch_service dynamodb # the JVM takes seconds to start: meanwhile, the others
@@ -296,11 +297,25 @@ spawn_redis() {
 }
 
 # DynamoDB Local has no option to choose its address (checked with -help, version 1.25.1):
-# Jetty listens on every interface. -sharedDb gives every credential and region one
-# database, so tests see the same tables whatever keys they sign with.
+# Jetty listens on every interface, so it runs with scripts/loopback.c preloaded, which
+# turns that bind into one to 127.0.0.1 (IPv4 sockets only, so the shim sees 0.0.0.0).
+# -sharedDb gives every credential and region one database, so tests see the same tables
+# whatever keys they sign with.
 spawn_dynamodb() {
-	spawn "$2" "$TOOLS/dynamodb" java -Djava.library.path=DynamoDBLocal_lib -jar DynamoDBLocal.jar \
+	spawn "$2" "$TOOLS/dynamodb" env LD_PRELOAD="$TOOLS/lib/loopback.so" \
+		java -Djava.net.preferIPv4Stack=true -Djava.library.path=DynamoDBLocal_lib -jar DynamoDBLocal.jar \
 		-inMemory -sharedDb -disableTelemetry -port "$1"
+}
+
+# build_loopback_shim compiles scripts/loopback.c when its library is missing or older.
+build_loopback_shim() {
+	local src=$ROOT/scripts/loopback.c lib=$TOOLS/lib/loopback.so
+	[[ -f $lib && $lib -nt $src ]] && return
+	mkdir -p "$TOOLS/lib"
+	make_temp
+	"$(go env CC)" -shared -fPIC -O2 -o "$TEMP/loopback.so" "$src" -ldl ||
+		die "compiling $src failed"
+	mv "$TEMP/loopback.so" "$lib"
 }
 
 spawn_upstash() {
