@@ -1,0 +1,192 @@
+package main_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
+	bdynamodb "github.com/edgelimit/edgelimit/pkg/backends/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
+	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
+	tupstash "github.com/edgelimit/edgelimit/pkg/tenantstore/upstash"
+)
+
+var eventsDir = filepath.Join("..", "..", "events", "authorizer")
+
+func readEvent(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(eventsDir, name+".json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func suffix() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func testCtx(tb testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
+// seed loads the events' tenants file into s.
+func seed(tb testing.TB, s tenantstore.Store) {
+	tb.Helper()
+	f, err := tenantstore.ReadFile(filepath.Join(eventsDir, "tenants.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := f.Load(testCtx(tb), s); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// The environment of each backend, its tenant store seeded with the events' tenants.
+var backends = []struct {
+	name string
+	env  func(t *testing.T) map[string]string
+}{
+	{"memory", func(t *testing.T) map[string]string {
+		abs, err := filepath.Abs(filepath.Join(eventsDir, "tenants.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return map[string]string{"EDGELIMIT_BACKEND": "memory", "EDGELIMIT_TENANTS_FILE": abs}
+	}},
+	{"dynamodb", dynamoDBEnv},
+	{"upstash", upstashEnv},
+}
+
+func dynamoDBEnv(t *testing.T) map[string]string {
+	endpoint := testenv.DynamoDBURL(t)
+	client := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}) // -sharedDb: one database
+	tenants, counters := "e2e-tenants-"+suffix(), "e2e-counters-"+suffix()
+	if err := tdynamodb.CreateTable(testCtx(t), client, tenants, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := bdynamodb.CreateTable(testCtx(t), client, counters); err != nil {
+		t.Fatal(err)
+	}
+	seed(t, tdynamodb.New(client, tenants))
+	return map[string]string{"EDGELIMIT_BACKEND": "dynamodb", "EDGELIMIT_TENANTS_TABLE": tenants,
+		"EDGELIMIT_COUNTERS_TABLE": counters, "AWS_ENDPOINT_URL_DYNAMODB": endpoint}
+}
+
+func upstashEnv(t *testing.T) map[string]string {
+	base, token := testenv.UpstashURL(t)
+	if _, err := url.Parse(base); err != nil {
+		t.Fatal(err)
+	}
+	client, err := upstash.NewClient(upstash.Config{URL: base, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := "e2e-" + suffix() + ":"
+	seed(t, tupstash.New(client, tupstash.Config{Prefix: prefix}))
+	return map[string]string{"EDGELIMIT_BACKEND": "upstash", "UPSTASH_REDIS_REST_URL": base,
+		"UPSTASH_REDIS_REST_TOKEN": token, "EDGELIMIT_UPSTASH_PREFIX": prefix}
+}
+
+// reply is a REST or HTTP authorizer reply, or the error Lambda reports.
+type reply struct {
+	PolicyDocument *struct{ Statement []struct{ Effect string } } `json:"policyDocument"`
+	IsAuthorized   *bool                                          `json:"isAuthorized"`
+	Context        map[string]any                                 `json:"context"`
+	ErrorMessage   string                                         `json:"errorMessage"`
+}
+
+func (r reply) effect() string {
+	if r.PolicyDocument == nil || len(r.PolicyDocument.Statement) != 1 {
+		return ""
+	}
+	return r.PolicyDocument.Statement[0].Effect
+}
+
+func (f *function) call(tb testing.TB, payload []byte) reply {
+	tb.Helper()
+	body, _ := f.invoke(tb, payload)
+	var r reply
+	if err := json.Unmarshal(body, &r); err != nil {
+		tb.Fatalf("reply %s: %v", body, err)
+	}
+	return r
+}
+
+// The real bootstrap under the emulator, on each backend: the sample events get their
+// answers, demo's key is allowed until its burst of 5 is spent, then denied with
+// retryAfter, and allowed again once the retry time has passed (polling, at most 5 s).
+func TestEndToEnd(t *testing.T) {
+	bootstrap := build(t, ".", "authorizer")
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			env := b.env(t)
+			env["EDGELIMIT_ANONYMOUS_TENANT"] = "public"
+			env["EDGELIMIT_LATENCY_BUDGET"] = "2s" // a loaded machine must not fail closed here
+			fn := startFunction(t, bootstrap, env)
+			checkSampleEvents(t, fn)
+			checkAllowDenyAllow(t, fn, readEvent(t, "rest-valid-key"))
+		})
+	}
+}
+
+func checkSampleEvents(t *testing.T, fn *function) {
+	t.Helper()
+	if r := fn.call(t, readEvent(t, "rest-unknown-key")); r.ErrorMessage != "Unauthorized" {
+		t.Errorf("unknown key: %+v, want Unauthorized", r)
+	}
+	if r := fn.call(t, readEvent(t, "http-missing-key")); r.ErrorMessage != "Unauthorized" {
+		t.Errorf("missing key: %+v, want Unauthorized", r)
+	}
+	if r := fn.call(t, readEvent(t, "http-anonymous-route")); r.IsAuthorized == nil || !*r.IsAuthorized || r.Context["tenantId"] != "public" {
+		t.Errorf("anonymous route: %+v", r)
+	}
+	if r := fn.call(t, readEvent(t, "rest-token")); r.ErrorMessage == "" || r.ErrorMessage == "Unauthorized" {
+		t.Errorf("TOKEN event: %+v, want a configuration error", r)
+	}
+}
+
+func checkAllowDenyAllow(t *testing.T, fn *function, payload []byte) {
+	t.Helper()
+	var denied reply
+	for i := range 20 {
+		r := fn.call(t, payload)
+		if r.effect() == "Deny" {
+			denied = r
+			t.Logf("denied after %d allowed", i)
+			break
+		}
+		if r.effect() != "Allow" || r.Context["tenantId"] != "demo" {
+			t.Fatalf("request %d: %+v", i+1, r)
+		}
+	}
+	if denied.effect() != "Deny" {
+		t.Fatal("20 requests and no denial: demo's burst is 5")
+	}
+	retry, _ := denied.Context["retryAfter"].(float64)
+	if retry < 1 || denied.Context["remaining"] != 0.0 || denied.Context["rule"] != "burst" {
+		t.Fatalf("denial context %v, want retryAfter >= 1 and remaining 0", denied.Context)
+	}
+	deniedAt := time.Now()
+	waitFor(t, 5*time.Second, "an Allow after the retry time", func() bool { return fn.call(t, payload).effect() == "Allow" })
+	if waited := time.Since(deniedAt); waited > time.Duration(retry)*time.Second+time.Second {
+		t.Errorf("allowed again after %v, want within retryAfter (%vs)", waited, retry)
+	}
+}

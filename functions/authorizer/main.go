@@ -1,0 +1,52 @@
+// Command authorizer is the Lambda REQUEST authorizer of edgelimit: wiring only. It
+// reads the environment (pkg/config), builds the stores and the gate (pkg/gate), and
+// serves API Gateway's authorizer events (pkg/authorizer). template.yaml and the
+// Makefile's build-<LogicalId> targets build and deploy it as the provided.al2023
+// "bootstrap".
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/edgelimit/edgelimit/pkg/authorizer"
+	"github.com/edgelimit/edgelimit/pkg/config"
+	"github.com/edgelimit/edgelimit/pkg/gate"
+
+	_ "time/tzdata" // the runtime image may lack zoneinfo
+)
+
+func main() {
+	h, err := setup(context.Background())
+	if err != nil {
+		// A configuration error fails the cold start, with the variable named in the log.
+		fmt.Fprintln(os.Stderr, "edgelimit authorizer:", err)
+		os.Exit(1)
+	}
+	lambda.Start(h)
+}
+
+func setup(ctx context.Context) (*authorizer.Handler, error) {
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	stores, err := cfg.Build(ctx, config.Options{})
+	if err != nil {
+		return nil, err
+	}
+	g, err := gate.New(cfg.GateConfig(stores))
+	if err != nil {
+		return nil, err
+	}
+	return authorizer.New(authorizer.Config{
+		Gate:            g,
+		HTTPResponse:    authorizer.HTTPResponse(cfg.HTTPAPIResponse),
+		UsageIdentifier: authorizer.UsageIdentifier(cfg.UsageIdentifier),
+		Logger:          slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel})),
+	})
+}

@@ -1,0 +1,12 @@
+// Package buildcheck's tests run the Makefile targets that `sam build` runs
+// (`make build-<LogicalId> ARTIFACTS_DIR=...`, for each function of template.yaml) and
+// check what they leave in ARTIFACTS_DIR: a `bootstrap` that is a static, stripped
+// Linux ELF for arm64 (the template's architecture) by default and for the GOARCH
+// given otherwise, built with -tags lambda.norpc, -trimpath and CGO off, with the
+// time zone database embedded (time/tzdata: the provided.al2023 image may lack
+// zoneinfo).
+//
+// They need make and go on PATH. Without make they skip, or fail when CI is set, as
+// the integration tests do. A cold build cache costs about a minute per GOARCH;
+// `go test -short` skips the builds.
+package buildcheck

@@ -1,0 +1,26 @@
+// Package templatecheck reads template.yaml, the AWS SAM template, the way
+// CloudFormation does, and its tests pin what the template promises, with no SAM CLI
+// and no AWS account:
+//
+//   - the authorizer is the default on every route of the rate-limited API, with
+//     result caching off (ReauthorizeEvery 0), identified by the x-api-key header;
+//   - ACCESS_DENIED (the authorizer's Deny) answers 429 with the decision in the body
+//     and a static Retry-After;
+//   - every admin route is behind AWS_IAM, on an API of its own;
+//   - DynamoDB tables exist only for Backend dynamodb, the counters table with TTL on
+//     expires_at and the tenants table with point-in-time recovery;
+//   - both functions are arm64 provided.al2023 "bootstrap"s built by the Makefile's
+//     build-<LogicalId> targets;
+//   - every IAM statement names its actions and the stack's tables or the token
+//     secret, no wildcards; no parameter or variable carries the Upstash token itself;
+//   - environment variable names are the documented ones, every Ref, GetAtt, Sub and
+//     condition resolves, and a conditional resource is referenced only under its
+//     condition (a deploy-time failure otherwise);
+//   - samconfig.toml deploys the stack with overrides the template accepts;
+//   - cfn-lint, which runs the SAM transform first, finds nothing.
+//
+// Parse turns CloudFormation's short-form tags (!Ref, !Sub, !GetAtt, !If ...) into
+// the long form ({"Ref": ...}, {"Fn::Sub": ...}), so the tests walk plain maps.
+// goformation is not used: it cannot read an AWS::Serverless::Api with
+// GatewayResponses.
+package templatecheck

@@ -1,0 +1,190 @@
+package templatecheck
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The DynamoDB actions a function may have: item-level ones, never table management.
+var itemActions = []string{
+	"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+	"dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem",
+	"dynamodb:Query", "dynamodb:Scan",
+}
+
+// Every IAM statement in the template names its actions and the stack's own tables or
+// the token secret: no wildcard action, no "*" resource, no managed policy or SAM
+// policy template (whose scope is not in this file to read).
+func TestIAMStatementsAreScoped(t *testing.T) {
+	tmpl := load(t)
+	for _, fn := range resources(t, tmpl, "AWS::Serverless::Function") {
+		for i, pol := range asList(fn.Properties["Policies"]) {
+			for _, alt := range alternatives(pol) {
+				if _, ok := asMap(alt)["Statement"]; !ok {
+					t.Errorf("%s.Policies[%d] = %v: want an inline policy document (Statement), not a managed policy or policy template", fn.ID, i, alt)
+				}
+			}
+		}
+	}
+	n := 0
+	for _, r := range resources(t, tmpl, "") {
+		for _, st := range statements(r.Properties) {
+			n++
+			for _, err := range checkStatement(tmpl, st) {
+				t.Errorf("%s: %v in %v", r.ID, err, st)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no IAM statement found")
+	}
+}
+
+// The authorizer gets exactly what one decision needs: read a key and its tenant, and
+// update (or peek at) a counter; on Upstash, the token secret. The admin function gets
+// item-level DynamoDB actions only.
+func TestLeastPrivilege(t *testing.T) {
+	tmpl := load(t)
+	secret := "Ref " + tokenSecretParam
+	want := map[string][]string{
+		"GetAtt " + tenantsTable:  {"dynamodb:GetItem"},
+		"GetAtt " + countersTable: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+		secret:                    {"secretsmanager:GetSecretValue"},
+	}
+	got := grants(t, tmpl, authorizerFunction)
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("%s may do %v, want exactly %v", authorizerFunction, got, want)
+	}
+	admin := grants(t, tmpl, adminFunction)
+	for target, actions := range admin {
+		for _, a := range actions {
+			if !slices.Contains(itemActions, a) && !(target == secret && a == "secretsmanager:GetSecretValue") {
+				t.Errorf("%s may do %s on %s: not an item-level action", adminFunction, a, target)
+			}
+		}
+	}
+	for _, a := range []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"} {
+		if !slices.Contains(admin["GetAtt "+tenantsTable], a) {
+			t.Errorf("%s cannot %s on %s", adminFunction, a, tenantsTable)
+		}
+	}
+	if !slices.Equal(admin[secret], []string{"secretsmanager:GetSecretValue"}) {
+		t.Errorf("%s: on the token secret %v, want [secretsmanager:GetSecretValue]", adminFunction, admin[secret])
+	}
+}
+
+// statements returns every identity-policy statement under v (Fn::If resolved both ways),
+// leaving out trust and resource policies (statements with a Principal).
+func statements(v any) []map[string]any {
+	var out []map[string]any
+	switch v := v.(type) {
+	case map[string]any:
+		if list, ok := v["Statement"].([]any); ok {
+			for _, e := range list {
+				for _, alt := range alternatives(e) {
+					if st := asMap(alt); st["Principal"] == nil && st["NotPrincipal"] == nil {
+						out = append(out, st)
+					}
+				}
+			}
+			return out
+		}
+		for _, k := range sortedKeys(v) {
+			out = append(out, statements(v[k])...)
+		}
+	case []any:
+		for _, e := range v {
+			out = append(out, statements(e)...)
+		}
+	}
+	return out
+}
+
+// checkStatement lists what makes st broader than naming actions on this stack's tables
+// or the token secret.
+func checkStatement(tmpl map[string]any, st map[string]any) []error {
+	var errs []error
+	for _, k := range []string{"NotAction", "NotResource"} {
+		if _, ok := st[k]; ok {
+			errs = append(errs, fmt.Errorf("%s grants everything else", k))
+		}
+	}
+	if st["Effect"] != "Allow" && st["Effect"] != "Deny" {
+		errs = append(errs, fmt.Errorf("Effect %v", st["Effect"]))
+	}
+	actions := asStrings(st["Action"])
+	if len(actions) == 0 {
+		errs = append(errs, fmt.Errorf("no Action"))
+	}
+	action := regexp.MustCompile(`^[a-z0-9-]+:[A-Za-z0-9]+$`)
+	for _, a := range actions {
+		if !action.MatchString(a) {
+			errs = append(errs, fmt.Errorf("action %q is not one named action", a))
+		}
+	}
+	targets, err := resourceTargets(tmpl, st["Resource"])
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for _, target := range targets {
+		kind, _, _ := strings.Cut(target, " ")
+		for _, a := range actions {
+			if service, _, _ := strings.Cut(a, ":"); kind == "GetAtt" && service != "dynamodb" || kind == "Ref" && service != "secretsmanager" {
+				errs = append(errs, fmt.Errorf("action %s on %s", a, target))
+			}
+		}
+	}
+	return errs
+}
+
+// resourceTargets names what a statement's Resource may be: "GetAtt <table>" for a
+// table of this template, "Ref <param>" for the secret ARN parameter.
+func resourceTargets(tmpl map[string]any, v any) ([]string, error) {
+	items := asList(v)
+	if items == nil {
+		items = []any{v}
+	}
+	var out []string
+	for _, item := range items {
+		for _, alt := range alternatives(item) {
+			if res, attr, ok := getAttOf(alt); ok && attr == "Arn" && dig(tmpl, "Resources", res, "Type") == "AWS::DynamoDB::Table" {
+				out = append(out, "GetAtt "+res)
+				continue
+			}
+			if fn, arg, ok := intrinsic(alt); ok && fn == "Ref" && strings.HasSuffix(asString(arg), "SecretArn") && dig(tmpl, "Parameters", asString(arg)) != nil {
+				out = append(out, "Ref "+asString(arg))
+				continue
+			}
+			return nil, fmt.Errorf("resource %v is not a table's Arn or the secret ARN parameter", alt)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no Resource")
+	}
+	return out, nil
+}
+
+// grants returns, for the function fn, the sorted actions allowed on each target.
+func grants(t testing.TB, tmpl map[string]any, fn string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, st := range statements(mustResource(t, tmpl, fn, "AWS::Serverless::Function").Properties["Policies"]) {
+		targets, err := resourceTargets(tmpl, st["Resource"])
+		if err != nil || st["Effect"] != "Allow" {
+			continue // reported by TestIAMStatementsAreScoped
+		}
+		for _, target := range targets {
+			for _, a := range asStrings(st["Action"]) {
+				if !slices.Contains(out[target], a) {
+					out[target] = append(out[target], a)
+				}
+			}
+			slices.Sort(out[target])
+		}
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+// Package authorizer answers API Gateway's Lambda authorizer events with the decisions
+// of a gate.Gate: the REST API (v1) REQUEST authorizer and the HTTP API (v2) payload
+// 2.0 authorizer. It uses aws-lambda-go's events types; Handler.Invoke is a
+// lambda.Handler that reads the raw event and chooses its type, and REST and HTTP take
+// decoded events for tests and other callers.
+//
+// # Answers
+//
+//   - Allowed (also when failing open, or in shadow mode): REST returns an IAM policy
+//     that allows execute-api:Invoke on this request's methodArn; HTTP returns
+//     {"isAuthorized": true} (EDGELIMIT_HTTP_API_RESPONSE=simple, the default) or the
+//     same IAM policy on the routeArn (iam).
+//   - Denied (over a limit, or failing closed): the policy denies execute-api:Invoke on
+//     this request's methodArn (routeArn) only, so nothing else is denied should a
+//     gateway ever cache it; the simple response is {"isAuthorized": false}. A REST API
+//     turns it into 429 with its ACCESS_DENIED gateway response (see template.yaml); an
+//     HTTP API answers 403, which it cannot customise.
+//   - Unauthorized: the error "Unauthorized", which API Gateway turns into 401.
+//
+// The policy allows or denies only the method it was asked about. Authorizer caching
+// must be off (TTL 0): a cached Allow would skip counting and a cached Deny would
+// outlive its Retry-After.
+//
+// # Context
+//
+// Every Allow and Deny carries the context keys API Gateway passes on to the
+// integration ($context.authorizer.<key> on REST, $context.authorizer.lambda.<key> on
+// HTTP), with these JSON types:
+//
+//	tenantId   string   the tenant ("" when the tenant store failed before it was known)
+//	rule       string   the rule reported (the denying rule, or the one with least remaining)
+//	limit      number   that rule's capacity
+//	remaining  number   what the rule set still admits (0 when failing open or closed)
+//	reset      number   when the rule is back to full, seconds since the epoch, rounded up
+//	retryAfter number   seconds to wait, rounded up, at least 1 on a denial; 0 when allowed
+//	delayMs    number   the leaky-bucket delay to honour before serving, milliseconds
+//	failOpen   boolean  the store failed and the tenant fails open
+//	shadow     boolean  the tenant is in shadow mode (the answer is always Allow)
+//
+// principalId is "<tenant>/<identity>", such as "acme/k:ab12cd34" (the key id, not the
+// key) or "public/ip:192.0.2.1", and "unknown" when no tenant is known.
+//
+// # usageIdentifierKey
+//
+// The REST response leaves usageIdentifierKey out unless Config.UsageIdentifier is
+// UsageAPIKey (EDGELIMIT_USAGE_IDENTIFIER=api-key). API Gateway only reads it for
+// methods that require an API key with the API's key source set to AUTHORIZER, and then
+// it must equal the value of an API Gateway API key of a usage plan. The key id (8
+// characters) can never be one (API Gateway key values have at least 20), and edgelimit
+// itself is the limiter, so by default nothing is sent. Deployments that want usage
+// plans as a second, coarse layer import the same keys into API Gateway and set
+// api-key: the caller's key, which API Gateway has already received in the header, is
+// then returned to it. It is never logged.
+//
+// # Events this package refuses
+//
+// A TOKEN authorizer event carries neither the key header's name nor the source IP:
+// it gets an error naming the fix (a REQUEST authorizer whose identity source is the key
+// header). Events that are not authorizer events, and REST events without a methodArn
+// (or HTTP IAM events without a routeArn), get an error too. These are configuration
+// errors: API Gateway answers 500. A backend failure is never an error: the gate
+// applies the tenant's fail mode.
+//
+// # Observability
+//
+// Each decision writes one slog line (JSON in the Lambda function) with the tenant,
+// route, rule, status, remaining, latency, store and config round trips, fail-open and
+// shadow flags, and the reason, never the key; and one CloudWatch Embedded Metric Format
+// document on the metrics writer (stdout in Lambda) with, per TenantId, the counts
+// Allowed, Denied, Unauthorized and FailOpen and, when the store was called, its
+// StoreLatency in milliseconds. CloudWatch Logs turns the document into metrics of the
+// namespace "edgelimit" without an API call.
+package authorizer

@@ -1,0 +1,126 @@
+package authorizer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/edgelimit/edgelimit/pkg/gate"
+)
+
+// HTTPResponse chooses the HTTP API (v2) response format.
+type HTTPResponse string
+
+// The HTTP API response formats (EDGELIMIT_HTTP_API_RESPONSE).
+const (
+	SimpleResponse HTTPResponse = "simple" // {"isAuthorized": ..., "context": ...}
+	IAMResponse    HTTPResponse = "iam"    // an IAM policy on the routeArn
+)
+
+// UsageIdentifier chooses the REST response's usageIdentifierKey.
+type UsageIdentifier string
+
+// The usageIdentifierKey choices (EDGELIMIT_USAGE_IDENTIFIER); see the package doc.
+const (
+	UsageNone   UsageIdentifier = "none"    // leave it out (the default)
+	UsageAPIKey UsageIdentifier = "api-key" // the caller's API key, for usage plans
+)
+
+// ErrUnauthorized is API Gateway's contract for a 401: the error whose message is
+// exactly "Unauthorized".
+var ErrUnauthorized = errors.New("Unauthorized")
+
+// Config configures a Handler. Gate is required; other zero values mean the defaults
+// written beside each field.
+type Config struct {
+	Gate *gate.Gate
+	// HTTPResponse is the HTTP API response format; "" means SimpleResponse.
+	HTTPResponse HTTPResponse
+	// UsageIdentifier is what the REST response carries as usageIdentifierKey; ""
+	// means UsageNone.
+	UsageIdentifier UsageIdentifier
+	// Logger receives one line per decision; nil means JSON lines on stdout at Info.
+	Logger *slog.Logger
+	// Metrics receives one EMF document per decision; nil means stdout.
+	Metrics io.Writer
+	// Namespace is the CloudWatch metrics namespace; "" means "edgelimit".
+	Namespace string
+}
+
+// Handler answers authorizer events. Create it with New; it is safe for concurrent use.
+type Handler struct {
+	gate    *gate.Gate
+	http    HTTPResponse
+	usage   UsageIdentifier
+	log     *slog.Logger
+	metrics *emf
+}
+
+// New checks cfg and returns a Handler.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Gate == nil {
+		return nil, errors.New("authorizer: Config.Gate is required")
+	}
+	switch cfg.HTTPResponse {
+	case "":
+		cfg.HTTPResponse = SimpleResponse
+	case SimpleResponse, IAMResponse:
+	default:
+		return nil, fmt.Errorf("authorizer: HTTP API response %q: want %q or %q", cfg.HTTPResponse, SimpleResponse, IAMResponse)
+	}
+	switch cfg.UsageIdentifier {
+	case "":
+		cfg.UsageIdentifier = UsageNone
+	case UsageNone, UsageAPIKey:
+	default:
+		return nil, fmt.Errorf("authorizer: usage identifier %q: want %q or %q", cfg.UsageIdentifier, UsageNone, UsageAPIKey)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = os.Stdout
+	}
+	if cfg.Namespace == "" {
+		cfg.Namespace = "edgelimit"
+	}
+	return &Handler{gate: cfg.Gate, http: cfg.HTTPResponse, usage: cfg.UsageIdentifier,
+		log: cfg.Logger, metrics: newEMF(cfg.Metrics, cfg.Namespace)}, nil
+}
+
+// Invoke answers one raw authorizer event: it is the lambda.Handler of the function.
+// It returns ErrUnauthorized for a 401 and a descriptive error for an event it cannot
+// answer (see the package doc); backend failures are answered, never errors.
+func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	kind, err := detect(payload)
+	if err != nil {
+		return nil, err
+	}
+	var resp any
+	switch kind {
+	case kindREST:
+		resp, err = decodeAndRun(ctx, payload, h.REST)
+	case kindHTTP:
+		if h.http == IAMResponse {
+			resp, err = decodeAndRun(ctx, payload, h.HTTPIAM)
+		} else {
+			resp, err = decodeAndRun(ctx, payload, h.HTTP)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(resp)
+}
+
+func decodeAndRun[E, R any](ctx context.Context, payload []byte, run func(context.Context, E) (R, error)) (any, error) {
+	var ev E
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, fmt.Errorf("authorizer: malformed event: %w", err)
+	}
+	return run(ctx, ev)
+}

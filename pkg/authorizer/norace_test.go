@@ -1,0 +1,5 @@
+//go:build !race
+
+package authorizer_test
+
+const raceEnabled = false

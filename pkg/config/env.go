@@ -1,0 +1,232 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// The environment variables Load reads.
+const (
+	EnvBackend          = "EDGELIMIT_BACKEND"
+	EnvTenantsTable     = "EDGELIMIT_TENANTS_TABLE"
+	EnvCountersTable    = "EDGELIMIT_COUNTERS_TABLE"
+	EnvTenantsFile      = "EDGELIMIT_TENANTS_FILE"
+	EnvUpstashURL       = "UPSTASH_REDIS_REST_URL"
+	EnvUpstashToken     = "UPSTASH_REDIS_REST_TOKEN"
+	EnvUpstashSecretARN = "UPSTASH_REDIS_REST_TOKEN_SECRET_ARN"
+	EnvUpstashLocking   = "EDGELIMIT_UPSTASH_KEY_LOCKING"
+	EnvUpstashPrefix    = "EDGELIMIT_UPSTASH_PREFIX"
+	EnvKeyHeader        = "EDGELIMIT_KEY_HEADER"
+	EnvLatencyBudget    = "EDGELIMIT_LATENCY_BUDGET"
+	EnvConfigTTL        = "EDGELIMIT_CONFIG_TTL"
+	EnvHTTPAPIResponse  = "EDGELIMIT_HTTP_API_RESPONSE"
+	EnvFailMode         = "EDGELIMIT_FAIL_MODE"
+	EnvAnonymousTenant  = "EDGELIMIT_ANONYMOUS_TENANT"
+	EnvUsageIdentifier  = "EDGELIMIT_USAGE_IDENTIFIER"
+	EnvLogLevel         = "EDGELIMIT_LOG_LEVEL"
+	EnvDefaultRules     = "EDGELIMIT_DEFAULT_RULES"
+	EnvDynamoDBEndpoint = "AWS_ENDPOINT_URL_DYNAMODB"
+	EnvSecretsEndpoint  = "AWS_ENDPOINT_URL_SECRETS_MANAGER"
+)
+
+// The backends.
+const (
+	BackendMemory   = "memory"
+	BackendDynamoDB = "dynamodb"
+	BackendUpstash  = "upstash"
+)
+
+// Config is the environment, parsed and checked. Zero durations and empty strings mean
+// the defaults of the packages they configure.
+type Config struct {
+	Backend          string // memory (the default), dynamodb or upstash
+	TenantsTable     string
+	CountersTable    string
+	TenantsFile      string
+	UpstashURL       string
+	UpstashToken     string
+	UpstashSecretARN string
+	UpstashLocking   bool   // send scripts with Upstash's allow-key-locking flag (default true)
+	UpstashPrefix    string // starts the tenant store's Redis keys (default el:t:)
+	KeyHeader        string // default x-api-key
+	LatencyBudget    time.Duration
+	ConfigTTL        time.Duration // "0" in the environment turns caching off: -1 here
+	HTTPAPIResponse  string        // simple (default) or iam
+	FailMode         tenant.FailMode
+	AnonymousTenant  string
+	UsageIdentifier  string // none (default) or api-key
+	LogLevel         slog.Level
+	DefaultRules     []limiter.Rule // for tenants created without rules (the admin API)
+	DynamoDBEndpoint string
+	SecretsEndpoint  string
+}
+
+// Load reads the configuration through getenv (os.Getenv in the functions) and checks
+// it. The error names the variable.
+func Load(getenv func(string) string) (Config, error) {
+	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
+	c := Config{
+		Backend: strings.ToLower(get(EnvBackend)), TenantsTable: get(EnvTenantsTable),
+		CountersTable: get(EnvCountersTable), TenantsFile: get(EnvTenantsFile),
+		UpstashURL: get(EnvUpstashURL), UpstashToken: get(EnvUpstashToken),
+		UpstashSecretARN: get(EnvUpstashSecretARN), UpstashPrefix: get(EnvUpstashPrefix), KeyHeader: get(EnvKeyHeader),
+		HTTPAPIResponse: strings.ToLower(get(EnvHTTPAPIResponse)), FailMode: tenant.FailMode(strings.ToLower(get(EnvFailMode))),
+		AnonymousTenant: get(EnvAnonymousTenant), UsageIdentifier: strings.ToLower(get(EnvUsageIdentifier)),
+		DynamoDBEndpoint: get(EnvDynamoDBEndpoint), SecretsEndpoint: get(EnvSecretsEndpoint),
+	}
+	if c.Backend == "" {
+		c.Backend = BackendMemory
+	}
+	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.parseRules, c.checkBackend}
+	for _, step := range steps {
+		if err := step(get); err != nil {
+			return Config{}, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Config) parseDurations(get func(string) string) error {
+	var err error
+	if c.LatencyBudget, err = duration(EnvLatencyBudget, get(EnvLatencyBudget)); err != nil {
+		return err
+	}
+	raw := get(EnvConfigTTL)
+	if c.ConfigTTL, err = duration(EnvConfigTTL, raw); err != nil {
+		return err
+	}
+	if raw != "" && c.ConfigTTL == 0 {
+		c.ConfigTTL = -1 // explicitly 0: no caching
+	}
+	return nil
+}
+
+// duration parses a Go duration ("100ms"); "" is 0, the default.
+func duration(name, s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("config: %s = %q: want a Go duration such as 100ms or 10s", name, s)
+	}
+	return d, nil
+}
+
+func (c *Config) parseChoices(get func(string) string) error {
+	checks := []struct {
+		name, value string
+		allowed     []string
+	}{
+		{EnvBackend, c.Backend, []string{BackendMemory, BackendDynamoDB, BackendUpstash}},
+		{EnvHTTPAPIResponse, c.HTTPAPIResponse, []string{"", "simple", "iam"}},
+		{EnvFailMode, string(c.FailMode), []string{"", "open", "closed"}},
+		{EnvUsageIdentifier, c.UsageIdentifier, []string{"", "none", "api-key"}},
+	}
+	for _, ch := range checks {
+		if !slices.Contains(ch.allowed, ch.value) {
+			return fmt.Errorf("config: %s = %q: want one of %s", ch.name, ch.value, strings.Join(nonEmpty(ch.allowed), ", "))
+		}
+	}
+	if c.AnonymousTenant != "" && !tenant.ValidID(c.AnonymousTenant) {
+		return fmt.Errorf("config: %s = %q: not a tenant id (lowercase letters, digits, '_' and '-')", EnvAnonymousTenant, c.AnonymousTenant)
+	}
+	if err := c.parseLocking(get(EnvUpstashLocking)); err != nil {
+		return err
+	}
+	return c.parseLogLevel(get(EnvLogLevel))
+}
+
+func (c *Config) parseLocking(s string) error {
+	c.UpstashLocking = true
+	if s == "" {
+		return nil
+	}
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("config: %s = %q: want true or false", EnvUpstashLocking, s)
+	}
+	c.UpstashLocking = v
+	return nil
+}
+
+func (c *Config) parseLogLevel(s string) error {
+	if s == "" {
+		return nil
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(s)); err != nil {
+		return fmt.Errorf("config: %s = %q: want debug, info, warn or error", EnvLogLevel, s)
+	}
+	return nil
+}
+
+func (c *Config) parseRules(get func(string) string) error {
+	s := get(EnvDefaultRules)
+	if s == "" {
+		return nil
+	}
+	var raws []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+	if err := dec.Decode(&raws); err != nil {
+		return fmt.Errorf("config: %s: want a JSON array of rules: %w", EnvDefaultRules, err)
+	}
+	rules := make([]limiter.Rule, len(raws))
+	for i, raw := range raws {
+		r, err := limiter.ParseRule(raw)
+		if err != nil {
+			return fmt.Errorf("config: %s: rules[%d]: %w", EnvDefaultRules, i, err)
+		}
+		rules[i] = r
+	}
+	if _, err := limiter.NewSet(rules, nil); err != nil {
+		return fmt.Errorf("config: %s: %w", EnvDefaultRules, err)
+	}
+	c.DefaultRules = rules
+	return nil
+}
+
+// checkBackend checks that the backend has what it needs.
+func (c *Config) checkBackend(func(string) string) error {
+	need := func(name, value string) error {
+		if value == "" {
+			return fmt.Errorf("config: %s is required with %s=%s", name, EnvBackend, c.Backend)
+		}
+		return nil
+	}
+	switch c.Backend {
+	case BackendDynamoDB:
+		if c.TenantsFile == "" {
+			if err := need(EnvTenantsTable, c.TenantsTable); err != nil {
+				return err
+			}
+		}
+		return need(EnvCountersTable, c.CountersTable)
+	case BackendUpstash:
+		if err := need(EnvUpstashURL, c.UpstashURL); err != nil {
+			return err
+		}
+		if c.UpstashToken == "" && c.UpstashSecretARN == "" {
+			return fmt.Errorf("config: %s or %s is required with %s=upstash", EnvUpstashToken, EnvUpstashSecretARN, EnvBackend)
+		}
+	}
+	return nil
+}
+
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, v := range list {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package config
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+)
+
+// maxSecretBytes bounds the Secrets Manager reply read.
+const maxSecretBytes = 1 << 20
+
+// readSecret reads the Upstash token from Secrets Manager: one GetSecretValue call,
+// signed with SigV4 (the AWS JSON 1.1 protocol, which needs no service SDK).
+func (c Config) readSecret(ctx context.Context, opts Options) (string, error) {
+	awsCfg, err := c.awsConfig(ctx)
+	if err != nil {
+		return "", err
+	}
+	endpoint := c.SecretsEndpoint
+	if endpoint == "" {
+		endpoint = "https://secretsmanager." + awsCfg.Region + ".amazonaws.com"
+	}
+	body, _ := json.Marshal(map[string]string{"SecretId": c.UpstashSecretARN})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(endpoint, "/")+"/", bytes.NewReader(body))
+	if err != nil {
+		return "", fmt.Errorf("config: %s: endpoint %q: %w", EnvUpstashSecretARN, endpoint, err)
+	}
+	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+	req.Header.Set("X-Amz-Target", "secretsmanager.GetSecretValue")
+	creds, err := awsCfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return "", fmt.Errorf("config: %s: AWS credentials: %w", EnvUpstashSecretARN, err)
+	}
+	sum := sha256.Sum256(body)
+	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "secretsmanager", awsCfg.Region, time.Now()); err != nil {
+		return "", fmt.Errorf("config: %s: sign: %w", EnvUpstashSecretARN, err)
+	}
+	var client interface {
+		Do(*http.Request) (*http.Response, error)
+	} = awsCfg.HTTPClient // the SDK's, with the environment's CA bundle
+	if opts.HTTPClient != nil {
+		client = opts.HTTPClient
+	}
+	if client == nil {
+		client = http.DefaultClient
+	}
+	return sendSecretRequest(client.Do, req)
+}
+
+func sendSecretRequest(do func(*http.Request) (*http.Response, error), req *http.Request) (string, error) {
+	resp, err := do(req)
+	if err != nil {
+		return "", fmt.Errorf("config: %s: GetSecretValue: %w", EnvUpstashSecretARN, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSecretBytes))
+	if err != nil {
+		return "", fmt.Errorf("config: %s: GetSecretValue: %w", EnvUpstashSecretARN, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Type    string `json:"__type"`
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(data, &e)
+		return "", fmt.Errorf("config: %s: GetSecretValue: %s %s %s", EnvUpstashSecretARN, resp.Status, e.Type, e.Message)
+	}
+	var out struct {
+		SecretString string `json:"SecretString"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil || strings.TrimSpace(out.SecretString) == "" {
+		return "", fmt.Errorf("config: %s: GetSecretValue returned no SecretString (the secret must hold the token as text)", EnvUpstashSecretARN)
+	}
+	return strings.TrimSpace(out.SecretString), nil
+}

@@ -1,0 +1,207 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+)
+
+// errNotFound is what the cache answers for a key or tenant the store does not have
+// (revoked keys included); it matches tenantstore.ErrNotFound.
+var errNotFound = tenantstore.ErrNotFound
+
+// configCache caches key records by hash and tenants (with their compiled rules) by
+// id, for ttl on the gate's clock, and serves expired entries for up to maxStale more
+// while the store fails. See the package doc.
+type configCache struct {
+	store         tenantstore.Store
+	ttl, maxStale int64 // microseconds; ttl < 0: no caching
+	keys          boundedMap[keyEntry]
+	tenants       boundedMap[tenantEntry]
+}
+
+type keyEntry struct {
+	rec    apikey.Record
+	found  bool
+	loaded int64
+}
+
+// tenantEntry is a tenant and its compiled rules, or the fact that it does not exist.
+type tenantEntry struct {
+	t      tenant.Tenant
+	sets   *tenant.Sets
+	found  bool
+	loaded int64
+}
+
+func newConfigCache(store tenantstore.Store, ttl, maxStale time.Duration, max int) *configCache {
+	c := &configCache{store: store, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds()}
+	if ttl < 0 {
+		c.ttl = -1
+	}
+	if maxStale < 0 {
+		c.maxStale = 0
+	}
+	c.keys.init(max)
+	c.tenants.init(max)
+	return c
+}
+
+// fresh reports whether an entry loaded at loaded may answer at now without a load.
+func (c *configCache) fresh(loaded, now int64) bool {
+	return c.ttl >= 0 && now >= loaded && now-loaded < c.ttl
+}
+
+// usable reports whether an expired entry may still answer while the store fails.
+func (c *configCache) usable(loaded, now int64) bool {
+	return c.ttl >= 0 && now-loaded < c.ttl+c.maxStale
+}
+
+// key returns the record of the key whose hash is hash, errNotFound, or the store's
+// error. calls counts the store calls made.
+func (c *configCache) key(ctx context.Context, hash string, now int64, calls *int) (apikey.Record, error) {
+	e, ok := c.keys.get(hash)
+	if ok && c.fresh(e.loaded, now) {
+		return e.result()
+	}
+	*calls++
+	rec, err := c.store.LookupKey(ctx, hash)
+	switch {
+	case err == nil:
+		e = keyEntry{rec: rec, found: true, loaded: now}
+	case errors.Is(err, tenantstore.ErrNotFound):
+		e = keyEntry{loaded: now}
+	case ok && c.usable(e.loaded, now):
+		return e.result() // the store fails: the last known answer
+	default:
+		return apikey.Record{}, err
+	}
+	if c.ttl >= 0 {
+		c.keys.put(hash, e, now, c.ttl+c.maxStale)
+	}
+	return e.result()
+}
+
+func (e keyEntry) result() (apikey.Record, error) {
+	if !e.found {
+		return apikey.Record{}, errNotFound
+	}
+	return e.rec, nil
+}
+
+// tenant returns the tenant id with its compiled rules, errNotFound, or the store's
+// error. A reload that finds the same version and generation keeps the compiled rules.
+func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *int) (*tenantEntry, error) {
+	e, ok := c.tenants.get(id)
+	if ok && c.fresh(e.loaded, now) {
+		return e.result()
+	}
+	*calls++
+	t, err := c.store.Get(ctx, id)
+	switch {
+	case err == nil:
+		next, cerr := compile(t, e, ok, now)
+		if cerr != nil {
+			return nil, cerr
+		}
+		e = next
+	case errors.Is(err, tenantstore.ErrNotFound):
+		e = tenantEntry{loaded: now}
+	case ok && c.usable(e.loaded, now):
+		return e.result()
+	default:
+		return nil, err
+	}
+	if c.ttl >= 0 {
+		c.tenants.put(id, e, now, c.ttl+c.maxStale)
+	}
+	return e.result()
+}
+
+// compile builds the entry of t, reusing prev's compiled rules when t is the same
+// version and generation.
+func compile(t tenant.Tenant, prev tenantEntry, hadPrev bool, now int64) (tenantEntry, error) {
+	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation {
+		return tenantEntry{t: prev.t, sets: prev.sets, found: true, loaded: now}, nil
+	}
+	sets, err := t.Sets()
+	if err != nil {
+		return tenantEntry{}, err
+	}
+	return tenantEntry{t: t, sets: sets, found: true, loaded: now}, nil
+}
+
+func (e tenantEntry) result() (*tenantEntry, error) {
+	if !e.found {
+		return nil, errNotFound
+	}
+	return &e, nil
+}
+
+// boundedMap is a mutex-guarded map of at most max entries, each with an instant after
+// which it is useless. When full, it drops the useless entries, and if that is not
+// enough, arbitrary ones down to 7/8 of max: memory stays bounded whatever the callers
+// send (random keys included), at an amortised O(1) per insertion.
+type boundedMap[V any] struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]bounded[V]
+}
+
+type bounded[V any] struct {
+	v     V
+	until int64
+}
+
+func (b *boundedMap[V]) init(max int) {
+	b.max = max
+	b.m = make(map[string]bounded[V])
+}
+
+func (b *boundedMap[V]) get(k string) (V, bool) {
+	b.mu.Lock()
+	e, ok := b.m[k]
+	b.mu.Unlock()
+	return e.v, ok
+}
+
+// put stores v under k, useful until now+keep.
+func (b *boundedMap[V]) put(k string, v V, now, keep int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.m[k]; !ok && len(b.m) >= b.max {
+		b.shrink(now)
+	}
+	b.m[k] = bounded[V]{v: v, until: now + keep}
+}
+
+func (b *boundedMap[V]) delete(k string) {
+	b.mu.Lock()
+	delete(b.m, k)
+	b.mu.Unlock()
+}
+
+func (b *boundedMap[V]) shrink(now int64) {
+	for k, e := range b.m {
+		if e.until <= now {
+			delete(b.m, k)
+		}
+	}
+	for k := range b.m {
+		if len(b.m) < b.max-b.max/8 {
+			break
+		}
+		delete(b.m, k)
+	}
+}
+
+func (b *boundedMap[V]) len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.m)
+}

@@ -1,0 +1,150 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// caller is who a request is limited as: a tenant, a route of it and an identity.
+type caller struct {
+	tenant   *tenantEntry
+	route    *tenant.RouteSet
+	identity string
+}
+
+// Check decides req: see the package doc for the path it takes. The error is non-nil
+// only for a cost no rule could ever admit (a *limiter.CostError); backend failures
+// are answered with the fail mode, never returned.
+func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
+	now := g.now()
+	res := Result{Now: now}
+	if req.Cost == 0 {
+		req.Cost = 1
+	}
+	if req.Cost < 0 {
+		return res, &limiter.CostError{Cost: req.Cost}
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.budget)
+	defer cancel()
+	who, ok := g.identify(ctx, req, &res)
+	if !ok {
+		return res, nil
+	}
+	if err := g.decide(ctx, req.Cost, who, &res); err != nil {
+		return res, err
+	}
+	if who.tenant.t.Shadow {
+		res.Shadow = true
+		res.Status = Allowed
+	}
+	return res, nil
+}
+
+// identify finds the tenant, route and identity of req. When it returns false, res is
+// complete: Unauthorized, or the default fail mode when the tenant store failed.
+func (g *Gate) identify(ctx context.Context, req Request, res *Result) (caller, bool) {
+	if req.APIKey == "" {
+		return g.anonymousCaller(ctx, req, res)
+	}
+	key, err := apikey.Parse(req.APIKey)
+	if err != nil {
+		return caller{}, g.unauthorized(res, "malformed API key")
+	}
+	rec, err := g.configs.key(ctx, key.Hash(), res.Now, &res.ConfigCalls)
+	if err != nil {
+		return caller{}, g.configFailed(res, err, "unknown or revoked API key")
+	}
+	t, err := g.configs.tenant(ctx, rec.TenantID, res.Now, &res.ConfigCalls)
+	if err != nil {
+		return caller{}, g.configFailed(res, err, "the key's tenant does not exist")
+	}
+	res.TenantID = t.t.ID
+	if !t.t.Active() {
+		return caller{}, g.unauthorized(res, "tenant suspended")
+	}
+	route, _ := t.sets.Match(req.Method, req.Resource)
+	return caller{tenant: t, route: route, identity: tenant.IdentityKey(rec.KeyID)}, true
+}
+
+// anonymousCaller identifies a request without an API key: per source IP under the
+// anonymous tenant, on the routes it marks anonymous.
+func (g *Gate) anonymousCaller(ctx context.Context, req Request, res *Result) (caller, bool) {
+	if g.anonymous == "" {
+		return caller{}, g.unauthorized(res, "missing API key")
+	}
+	t, err := g.configs.tenant(ctx, g.anonymous, res.Now, &res.ConfigCalls)
+	if err != nil {
+		return caller{}, g.configFailed(res, err, "missing API key (the anonymous tenant does not exist)")
+	}
+	route, ok := t.sets.Match(req.Method, req.Resource)
+	if !ok || !route.Route.Anonymous {
+		return caller{}, g.unauthorized(res, "missing API key")
+	}
+	res.TenantID = t.t.ID
+	if !t.t.Active() {
+		return caller{}, g.unauthorized(res, "anonymous tenant suspended")
+	}
+	ip, ok := ipIdentity(req.SourceIP)
+	if !ok {
+		return caller{}, g.unauthorized(res, "missing API key and no valid source IP")
+	}
+	return caller{tenant: t, route: route, identity: tenant.IdentityIP(ip)}, true
+}
+
+// ipIdentity returns the address an anonymous client is limited by: the IPv4 address,
+// or the /64 of an IPv6 address (IPv4-mapped IPv6 addresses count as IPv4).
+func ipIdentity(s string) (string, bool) {
+	addr, err := netip.ParseAddr(s)
+	if err != nil {
+		return "", false
+	}
+	addr = addr.Unmap()
+	if addr.Is4() {
+		return addr.String(), true
+	}
+	p, err := addr.WithZone("").Prefix(64)
+	if err != nil {
+		return "", false
+	}
+	return p.String(), true
+}
+
+func (g *Gate) unauthorized(res *Result, reason string) bool {
+	res.Status = Unauthorized
+	res.Reason = reason
+	return false
+}
+
+// configFailed answers a failed key or tenant load: Unauthorized when it was not
+// found, else the default fail mode.
+func (g *Gate) configFailed(res *Result, err error, notFound string) bool {
+	if errors.Is(err, errNotFound) {
+		return g.unauthorized(res, notFound)
+	}
+	g.failWith(res, g.failMode, nil, "tenant store: "+err.Error())
+	return false
+}
+
+// failWith fills res with the answer of fail mode mode; set is the rule set of the
+// check that failed, nil when the tenant is unknown.
+func (g *Gate) failWith(res *Result, mode tenant.FailMode, set *limiter.Set, reason string) {
+	d := limiter.Decision{Reset: res.Now}
+	if set != nil {
+		d.Limit = set.Rule(0).Capacity()
+		res.Set, res.Rule = set, set.Rule(0).Name
+	}
+	res.Reason = reason
+	if mode == tenant.FailOpen {
+		d.Allowed = true
+		res.Status, res.FailOpen, res.Decision = Allowed, true, d
+		return
+	}
+	d.RetryAfter = g.failRetry
+	d.Reset = res.Now + g.failRetry
+	res.Status, res.FailedClosed, res.Decision = Denied, true, d
+}

@@ -1,0 +1,99 @@
+package gate_test
+
+import (
+	"testing"
+
+	"github.com/edgelimit/edgelimit/pkg/gate"
+)
+
+// Once a key is denied, its requests of no smaller cost are denied from memory with 0
+// store calls until the retry time, which each answer recomputes; then the store
+// decides again.
+func TestDenialCacheMakesNoStoreCalls(t *testing.T) {
+	f := newFixture(t, nil)
+	req := gate.Request{Method: "GET", Resource: "/", APIKey: f.key}
+	for range 5 {
+		f.check(t, req)
+	}
+	denied := f.check(t, req) // the 6th of 5 a minute, at t0: retry at t0+60s
+	if denied.Status != gate.Denied || denied.Cached || denied.StoreCalls != 1 {
+		t.Fatalf("6th: %+v, want a store denial", denied)
+	}
+	if got := denied.Decision.RetryAfter; got != 60*sec {
+		t.Fatalf("retry after %d µs, want 60 s", got)
+	}
+	before := f.counters.calls.Load()
+	steps := []struct {
+		name       string
+		advance    int64
+		cost       int64
+		wantCached bool
+		wantRetry  int64
+	}{
+		{"same instant", 0, 1, true, 60 * sec},
+		{"20 s later, retry recomputed", 20 * sec, 1, true, 40 * sec},
+		{"greater cost", 0, 3, true, 40 * sec},
+		{"just before the retry time", 40*sec - 1, 1, true, 1},
+	}
+	for _, s := range steps {
+		f.clock.add(s.advance)
+		res := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: f.key, Cost: s.cost})
+		if res.Status != gate.Denied || res.Cached != s.wantCached || res.StoreCalls != 0 || res.Decision.RetryAfter != s.wantRetry || res.Decision.Remaining != 0 {
+			t.Errorf("%s: %v cached %v calls %d retry %d remaining %d, want denied from the cache with retry %d",
+				s.name, res.Status, res.Cached, res.StoreCalls, res.Decision.RetryAfter, res.Decision.Remaining, s.wantRetry)
+		}
+	}
+	if n := f.counters.calls.Load() - before; n != 0 {
+		t.Fatalf("%d store calls while the denial was cached, want 0", n)
+	}
+	f.clock.add(1)
+	if res := f.check(t, req); res.Status != gate.Allowed || res.Cached || res.StoreCalls != 1 {
+		t.Fatalf("at the retry time: %+v, want allowed by the store", res)
+	}
+}
+
+// A denial of a large cost says nothing about a smaller one: that goes to the store.
+func TestDenialCacheAsksTheStoreForSmallerCosts(t *testing.T) {
+	f := newFixture(t, nil)
+	f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: f.key, Cost: 3}) // 2 left
+	big := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: f.key, Cost: 3})
+	if big.Status != gate.Denied || big.Decision.Remaining != 2 {
+		t.Fatalf("cost 3: %+v, want denied with 2 remaining", big)
+	}
+	small := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: f.key, Cost: 2})
+	if small.Status != gate.Allowed || small.Cached || small.StoreCalls != 1 {
+		t.Fatalf("cost 2: %+v, want allowed by the store", small)
+	}
+}
+
+// A tenant-wide denial known from the cache does not consume the route's quota.
+func TestDenialCacheIsCheckedBeforeAnyStoreCall(t *testing.T) {
+	f := newFixture(t, nil)
+	other := gate.Request{Method: "GET", Resource: "/", APIKey: f.key}
+	for range 6 {
+		f.check(t, other) // the 6th denies tenant-wide
+	}
+	before := f.counters.calls.Load()
+	res := f.check(t, gate.Request{Method: "POST", Resource: "/orders", APIKey: f.key})
+	if res.Status != gate.Denied || !res.Cached || res.Rule != "minute" {
+		t.Fatalf("%+v, want the tenant-wide denial from the cache", res)
+	}
+	if n := f.counters.calls.Load() - before; n != 0 {
+		t.Fatalf("%d store calls, want 0", n)
+	}
+}
+
+func TestDenialCacheIsBounded(t *testing.T) {
+	f := newFixture(t, func(c *gate.Config) { c.MaxEntries = 4 })
+	for range 20 {
+		key, _ := f.addKey(t, "acme")
+		req := gate.Request{Method: "POST", Resource: "/orders", APIKey: key, Cost: 2}
+		f.check(t, req)
+		if res := f.check(t, req); res.Status != gate.Denied {
+			t.Fatalf("%v, want denied", res.Status)
+		}
+	}
+	if n := gate.CachedDenials(f.g); n > 4 {
+		t.Fatalf("%d cached denials, want at most 4", n)
+	}
+}

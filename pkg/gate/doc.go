@@ -1,0 +1,90 @@
+// Package gate turns one request into one rate-limit decision: the core shared by the
+// Lambda authorizer (pkg/authorizer), the middleware and `edgelimit dev`. It knows
+// nothing of API Gateway events or HTTP; callers hand it a Request (method, route, API
+// key, source IP, cost) and render the Result their own way.
+//
+// # The path of a request
+//
+//	API key -> apikey.Parse -> SHA-256 -> key record -> tenant -> route -> checks
+//	        -> denial cache -> one store call per check -> Result
+//
+// A request with an API key is limited per key (tenant.IdentityKey) under the key's
+// tenant. A request without one is Unauthorized, unless Config.AnonymousTenant names a
+// tenant and that tenant marks the request's route anonymous: it is then limited per
+// source IP (tenant.IdentityIP; IPv6 addresses per /64, the smallest block a client
+// is usually given) under that tenant, by the route's rules and the tenant-wide rules.
+//
+// Unauthorized (the gateway's 401) is for the caller's identity, never for a limit: a
+// malformed key, an unknown or revoked key, a key whose tenant is gone or suspended, a
+// missing key where the route needs one, an anonymous request without a usable source
+// IP. Denied (the gateway's 429) is for limits only.
+//
+// # Configuration caching
+//
+// Key records (found or not found) and tenants are cached in process for Config.ConfigTTL
+// (default 10s), measured on the injected clock. A revoked key, a suspended tenant or a
+// changed rule therefore takes effect within ConfigTTL, and a key created after someone
+// tried it within ConfigTTL works once that entry expires. While the tenant store fails,
+// an expired entry is still used for up to Config.MaxStale (default 5 minutes): known
+// keys keep their tenant's limits and fail mode through an outage of the tenant store,
+// at the price of revocations waiting for the store to come back. A tenant's rules are
+// compiled once per stored version and generation, so a reload that finds the tenant
+// unchanged keeps the same *limiter.Set values (which the backends and the denial cache
+// key their state by).
+//
+// # One store call per check
+//
+// tenant.Sets.Checks lists at most two checks: the route's rules under the route's
+// counter key, then the tenant-wide rules under the tenant's. Each is one atomic
+// backends.Store.Decide; they are decided in that order and the first denial stops
+// the request. A route denial consumes nothing anywhere; a tenant-wide denial after the
+// route allowed leaves that request counted on the route. Routes are narrower than the
+// tenant, so this errs towards denying, never towards admitting more than either set
+// allows on its own: it is stricter than one atomic decision over both sets, never
+// looser. When both allow, the Result reports the check with the least remaining (and
+// the longest leaky-bucket delay of the two).
+//
+// # The denial cache
+//
+// When a check is denied, the gate remembers (counter key, *limiter.Set) -> (the cost
+// that was denied, the instant T = now + RetryAfter, the decision). Until T, a request
+// for that counter key and set whose cost is at least the cost that was denied is
+// answered Denied from memory with zero store calls: Remaining and Reset as the store
+// last reported them, RetryAfter recomputed as T - now. Admission is monotone in cost
+// and other instances can only consume more, so such a request could not be allowed
+// before T; a request of smaller cost may be, and goes to the store. (For the usual
+// cost of 1 this is "every request of that key until T".) Every check of a request is
+// looked up before any store call, so a known tenant-wide denial does not consume the
+// route's quota. Entries are per process (per Lambda instance), bounded by
+// Config.MaxEntries, and keyed by the set's pointer: a rule change or a reset (a new
+// generation, hence new counter keys) never meets an old entry.
+//
+// # Failures and the latency budget
+//
+// One deadline, Config.LatencyBudget (default 100ms) from the start of Check, bounds
+// every store call of the request: configuration loads on a cache miss and the
+// decisions. A store error or a call cut by the deadline applies the tenant's fail mode
+// (tenant.FailMode; Config.FailMode before the tenant is known, such as when the key
+// lookup itself fails):
+//
+//   - open: Allowed, with Result.FailOpen set and Remaining reported as 0 (unknown).
+//   - closed: Denied with RetryAfter = Config.FailClosedRetry (default 1s) and Remaining
+//     0, so that a client backs off briefly and retries once the store may be back.
+//     Fail-closed denials are not put in the denial cache.
+//
+// Backend failures are never returned as errors and never panic: Check returns an error
+// only for input no decision could accept (a cost below 1 or above a rule's capacity).
+// Stores must honour the context's deadline; every store of pkg/backends does.
+//
+// # Shadow mode
+//
+// A tenant in shadow mode is decided and reported exactly as any other (the Result's
+// Decision says what enforcement would have done, and a would-be denial consumes
+// nothing), but its Status is always Allowed and Result.Shadow is set.
+//
+// # Time
+//
+// Config.Now is the clock (microseconds since the Unix epoch); decisions, cache expiry
+// and the denial cache all read it and nothing else. Latencies reported in the Result
+// are measured on the real monotonic clock, for observability only.
+package gate

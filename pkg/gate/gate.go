@@ -1,0 +1,129 @@
+package gate
+
+import (
+	"errors"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/backends"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+)
+
+// Defaults of Config, used where a field is zero.
+const (
+	DefaultKeyHeader       = "x-api-key"
+	DefaultLatencyBudget   = 100 * time.Millisecond
+	DefaultConfigTTL       = 10 * time.Second
+	DefaultMaxStale        = 5 * time.Minute
+	DefaultFailClosedRetry = time.Second
+	DefaultMaxEntries      = 100_000
+)
+
+// Config configures a Gate. Tenants and Counters are required; every other zero value
+// means the default written beside the field.
+type Config struct {
+	// Tenants holds tenants and key records.
+	Tenants tenantstore.Store
+	// Counters holds the per-key rate-limit state.
+	Counters backends.Store
+	// Now is the clock, in microseconds since the Unix epoch; nil means the system clock.
+	Now func() int64
+	// KeyHeader names the header that carries the API key; "" means x-api-key. The gate
+	// does not read headers itself: callers ask KeyHeader which one to pass as APIKey.
+	KeyHeader string
+	// LatencyBudget bounds all the store calls of one Check; 0 means 100ms.
+	LatencyBudget time.Duration
+	// ConfigTTL is how long key records and tenants are cached; 0 means 10s, and a
+	// negative value turns the cache off (every Check loads them).
+	ConfigTTL time.Duration
+	// MaxStale is how long past ConfigTTL a cached entry is still used while the tenant
+	// store fails; 0 means 5 minutes, negative means never.
+	MaxStale time.Duration
+	// FailMode applies when the store fails before the tenant is known; "" means
+	// tenant.DefaultFailMode (closed).
+	FailMode tenant.FailMode
+	// FailClosedRetry is the RetryAfter of a fail-closed denial; 0 means 1s.
+	FailClosedRetry time.Duration
+	// AnonymousTenant, when set, names the tenant under which requests without an API
+	// key are limited per source IP, on the routes that tenant marks anonymous.
+	AnonymousTenant string
+	// MaxEntries bounds each in-process cache (keys, tenants, denials); 0 means 100000.
+	MaxEntries int
+}
+
+// Gate decides requests. Create it with New; it is safe for concurrent use.
+type Gate struct {
+	counters  backends.Store
+	now       func() int64
+	keyHeader string
+	budget    time.Duration
+	failMode  tenant.FailMode
+	failRetry int64 // microseconds
+	anonymous string
+	configs   *configCache
+	denials   *denialCache
+}
+
+// New checks cfg and returns a Gate.
+func New(cfg Config) (*Gate, error) {
+	if cfg.Tenants == nil || cfg.Counters == nil {
+		return nil, errors.New("gate: Config.Tenants and Config.Counters are required")
+	}
+	switch cfg.FailMode {
+	case "":
+		cfg.FailMode = tenant.DefaultFailMode
+	case tenant.FailOpen, tenant.FailClosed:
+	default:
+		return nil, errors.New(`gate: Config.FailMode must be "open" or "closed"`)
+	}
+	if cfg.AnonymousTenant != "" && !tenant.ValidID(cfg.AnonymousTenant) {
+		return nil, errors.New("gate: Config.AnonymousTenant is not a valid tenant id")
+	}
+	cfg = withDefaults(cfg)
+	return &Gate{
+		counters:  cfg.Counters,
+		now:       cfg.Now,
+		keyHeader: cfg.KeyHeader,
+		budget:    cfg.LatencyBudget,
+		failMode:  cfg.FailMode,
+		failRetry: cfg.FailClosedRetry.Microseconds(),
+		anonymous: cfg.AnonymousTenant,
+		configs:   newConfigCache(cfg.Tenants, cfg.ConfigTTL, cfg.MaxStale, cfg.MaxEntries),
+		denials:   newDenialCache(cfg.MaxEntries),
+	}, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Now == nil {
+		cfg.Now = func() int64 { return limiter.Micros(time.Now()) }
+	}
+	if cfg.KeyHeader == "" {
+		cfg.KeyHeader = DefaultKeyHeader
+	}
+	if cfg.LatencyBudget <= 0 {
+		cfg.LatencyBudget = DefaultLatencyBudget
+	}
+	if cfg.ConfigTTL == 0 {
+		cfg.ConfigTTL = DefaultConfigTTL
+	}
+	if cfg.MaxStale == 0 {
+		cfg.MaxStale = DefaultMaxStale
+	}
+	if cfg.FailClosedRetry <= 0 {
+		cfg.FailClosedRetry = DefaultFailClosedRetry
+	}
+	if cfg.MaxEntries <= 0 {
+		cfg.MaxEntries = DefaultMaxEntries
+	}
+	return cfg
+}
+
+// KeyHeader returns the name of the header that carries the API key.
+func (g *Gate) KeyHeader() string { return g.keyHeader }
+
+// LatencyBudget returns the bound on the store calls of one Check.
+func (g *Gate) LatencyBudget() time.Duration { return g.budget }
+
+// Now reads the gate's clock (microseconds since the Unix epoch).
+func (g *Gate) Now() int64 { return g.now() }

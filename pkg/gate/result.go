@@ -1,0 +1,95 @@
+package gate
+
+import (
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// Request is what the gate needs to know of one request.
+type Request struct {
+	// Method is the HTTP method; it may be empty when Resource is a v2 route key.
+	Method string
+	// Resource is the REST API (v1) resource ("/orders/{id}") or the HTTP API (v2)
+	// route key ("GET /orders/{id}", "$default"), matched against the tenant's routes.
+	Resource string
+	// APIKey is the raw API key from the key header, or "" when there is none. It is
+	// hashed and never stored or logged.
+	APIKey string
+	// SourceIP is the client's address, used for anonymous routes.
+	SourceIP string
+	// Cost is the request's cost; 0 means 1.
+	Cost int64
+}
+
+// Status is a Check's verdict.
+type Status uint8
+
+// The statuses.
+const (
+	// Allowed: let the request through (also when failing open or in shadow mode).
+	Allowed Status = iota + 1
+	// Denied: over a limit (or failing closed); the gateway answers 429.
+	Denied
+	// Unauthorized: the caller's identity was refused; the gateway answers 401.
+	Unauthorized
+)
+
+// String returns "allowed", "denied" or "unauthorized".
+func (s Status) String() string {
+	switch s {
+	case Allowed:
+		return "allowed"
+	case Denied:
+		return "denied"
+	case Unauthorized:
+		return "unauthorized"
+	}
+	return "unknown"
+}
+
+// Result is a Check's answer, shaped for the authorizer's context, HTTP headers and
+// logs. It never holds the API key.
+type Result struct {
+	Status Status
+	// TenantID is the tenant the request was decided under, when known.
+	TenantID string
+	// Identity is who was limited: tenant.IdentityKey(keyID) or tenant.IdentityIP(ip).
+	Identity string
+	// Route is the matched route's name, or "" for the tenant-wide rules only.
+	Route string
+	// Rule is the name of the rule reported in Decision (Decision.Rule of Set).
+	Rule string
+	// Decision is the deciding check's limiter.Decision (see the package doc for which
+	// check that is); for a failure it is synthesised by the fail mode.
+	Decision limiter.Decision
+	// Set is the rule set that decided, for headers; nil when no tenant was known.
+	Set *limiter.Set
+	// Now is the instant of the decision (microseconds since the Unix epoch).
+	Now int64
+	// FailOpen is set when the store failed and the tenant's fail mode let it through.
+	FailOpen bool
+	// FailedClosed is set when the store failed and the fail mode denied the request.
+	FailedClosed bool
+	// Shadow is set for a tenant in shadow mode: Status is then always Allowed.
+	Shadow bool
+	// Cached is set when the denial cache answered without a store call.
+	Cached bool
+	// StoreCalls counts the counter store's Decide calls; ConfigCalls the tenant
+	// store's calls (cache misses).
+	StoreCalls, ConfigCalls int
+	// StoreLatency is the time spent in the counter store's calls.
+	StoreLatency time.Duration
+	// Reason says why, for logs: "allowed", "over limit", "unknown key", the store
+	// error... It never holds the key.
+	Reason string
+}
+
+// RetryAfterSeconds returns the Retry-After of a denial in whole seconds, rounded up
+// and at least 1; 0 when the decision allowed or the request was Unauthorized.
+func (r *Result) RetryAfterSeconds() int64 {
+	if r.Decision.Allowed || r.Status == Unauthorized {
+		return 0
+	}
+	return max(limiter.CeilSeconds(r.Decision.RetryAfter), 1)
+}
