@@ -1,0 +1,21 @@
+// Package middleware gives a real 429 to APIs that an authorizer cannot give one: HTTP
+// APIs (whose Lambda authorizer can only answer 403), Lambda function URLs and ALB
+// targets. It decides each request with a gate.Gate before the wrapped handler runs:
+//
+//   - denied: 429 with Retry-After, X-RateLimit-* and RateLimit headers and a JSON body
+//     (pkg/headers), and the handler is not called;
+//   - unknown or missing key, suspended tenant: 401 {"message":"Unauthorized"}, not called;
+//   - allowed: the handler runs, and its response gets the rate-limit headers; its
+//     status, body and other headers pass through unchanged.
+//
+// A leaky_bucket rule gives an allowed request a delay, when the bucket's constant
+// outflow reaches it. The middleware waits that delay (Config.Sleep, injectable) when it
+// is at most Config.MaxDelay, and answers 429 otherwise. Such a request has been counted
+// by the bucket: give a leaky bucket a burst of at most MaxDelay x limit/period, and its
+// delays never exceed MaxDelay.
+//
+// Middleware.Handler wraps a net/http handler; APIGatewayProxy (REST API v1),
+// APIGatewayV2 (HTTP API payload 2.0), FunctionURL and ALB wrap aws-lambda-go handlers.
+// A gate error (a misconfiguration, not a store failure: the gate applies the tenant's
+// fail mode to those) is a 500.
+package middleware

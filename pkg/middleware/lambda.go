@@ -1,0 +1,150 @@
+package middleware
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/edgelimit/edgelimit/pkg/gate"
+)
+
+// The aws-lambda-go handler shapes the middleware wraps.
+type (
+	// ProxyHandler handles REST API (v1) Lambda proxy events.
+	ProxyHandler func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
+	// V2Handler handles HTTP API payload 2.0 events.
+	V2Handler func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+	// FunctionURLHandler handles Lambda function URL events.
+	FunctionURLHandler func(context.Context, events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error)
+	// ALBHandler handles Application Load Balancer target group events.
+	ALBHandler func(context.Context, events.ALBTargetGroupRequest) (events.ALBTargetGroupResponse, error)
+)
+
+// APIGatewayProxy wraps a REST API (v1) proxy handler; the route is the event's resource.
+func (m *Middleware) APIGatewayProxy(next ProxyHandler) ProxyHandler {
+	return func(ctx context.Context, e events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		v := m.decide(ctx, gate.Request{Method: e.HTTPMethod, Resource: e.Resource,
+			APIKey: header(e.Headers, e.MultiValueHeaders, m.gate.KeyHeader()), SourceIP: e.RequestContext.Identity.SourceIP})
+		if v.status > 0 {
+			return events.APIGatewayProxyResponse{StatusCode: v.status, Headers: flat(v.header), Body: string(v.body)}, nil
+		}
+		resp, err := next(ctx, e)
+		resp.Headers, resp.MultiValueHeaders = merge(v.header, resp.Headers, resp.MultiValueHeaders)
+		return resp, err
+	}
+}
+
+// APIGatewayV2 wraps an HTTP API (payload 2.0) handler; the route is the event's route key.
+func (m *Middleware) APIGatewayV2(next V2Handler) V2Handler {
+	return func(ctx context.Context, e events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		v := m.decide(ctx, gate.Request{Method: e.RequestContext.HTTP.Method, Resource: e.RouteKey,
+			APIKey: header(e.Headers, nil, m.gate.KeyHeader()), SourceIP: e.RequestContext.HTTP.SourceIP})
+		if v.status > 0 {
+			return events.APIGatewayV2HTTPResponse{StatusCode: v.status, Headers: flat(v.header), Body: string(v.body)}, nil
+		}
+		resp, err := next(ctx, e)
+		resp.Headers, resp.MultiValueHeaders = merge(v.header, resp.Headers, resp.MultiValueHeaders)
+		return resp, err
+	}
+}
+
+// FunctionURL wraps a Lambda function URL handler; the route is the raw path.
+func (m *Middleware) FunctionURL(next FunctionURLHandler) FunctionURLHandler {
+	return func(ctx context.Context, e events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
+		v := m.decide(ctx, gate.Request{Method: e.RequestContext.HTTP.Method, Resource: e.RawPath,
+			APIKey: header(e.Headers, nil, m.gate.KeyHeader()), SourceIP: e.RequestContext.HTTP.SourceIP})
+		if v.status > 0 {
+			return events.LambdaFunctionURLResponse{StatusCode: v.status, Headers: flat(v.header), Body: string(v.body)}, nil
+		}
+		resp, err := next(ctx, e)
+		resp.Headers, _ = merge(v.header, resp.Headers, nil)
+		return resp, err
+	}
+}
+
+// ALB wraps an Application Load Balancer target handler; the route is the path and the
+// source IP the last X-Forwarded-For entry (the one the load balancer appended).
+func (m *Middleware) ALB(next ALBHandler) ALBHandler {
+	return func(ctx context.Context, e events.ALBTargetGroupRequest) (events.ALBTargetGroupResponse, error) {
+		v := m.decide(ctx, gate.Request{Method: e.HTTPMethod, Resource: e.Path,
+			APIKey: header(e.Headers, e.MultiValueHeaders, m.gate.KeyHeader()), SourceIP: lastForwarded(e.Headers, e.MultiValueHeaders)})
+		multi := e.MultiValueHeaders != nil
+		if v.status > 0 {
+			resp := events.ALBTargetGroupResponse{StatusCode: v.status, StatusDescription: statusLine(v.status), Body: string(v.body)}
+			if multi {
+				resp.MultiValueHeaders = map[string][]string(v.header)
+			} else {
+				resp.Headers = flat(v.header)
+			}
+			return resp, nil
+		}
+		resp, err := next(ctx, e)
+		resp.Headers, resp.MultiValueHeaders = merge(v.header, resp.Headers, resp.MultiValueHeaders)
+		return resp, err
+	}
+}
+
+// header finds name in an event's headers, whatever its case.
+func header(single map[string]string, multi map[string][]string, name string) string {
+	for k, v := range single {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	for k, v := range multi {
+		if strings.EqualFold(k, name) && len(v) > 0 {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+func lastForwarded(single map[string]string, multi map[string][]string) string {
+	list := header(single, nil, "X-Forwarded-For")
+	for k, v := range multi {
+		if strings.EqualFold(k, "X-Forwarded-For") && len(v) > 0 {
+			list = strings.Join(v, ",")
+		}
+	}
+	parts := strings.Split(list, ",")
+	return strings.TrimSpace(parts[len(parts)-1])
+}
+
+// flat turns the middleware's headers into an event response's single-value map.
+func flat(h http.Header) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		out[k] = strings.Join(v, ", ")
+	}
+	return out
+}
+
+// merge adds the rate-limit headers to a handler's response, into its multi-value map
+// when it uses one; the handler's own values of the same names win.
+func merge(add http.Header, single map[string]string, multi map[string][]string) (map[string]string, map[string][]string) {
+	if len(add) == 0 {
+		return single, multi
+	}
+	if multi != nil && single == nil {
+		for k, v := range add {
+			if header(nil, multi, k) == "" {
+				multi[k] = v
+			}
+		}
+		return single, multi
+	}
+	if single == nil {
+		single = map[string]string{}
+	}
+	for k, v := range add {
+		if header(single, multi, k) == "" {
+			single[k] = strings.Join(v, ", ")
+		}
+	}
+	return single, multi
+}
+
+func statusLine(code int) string { return strconv.Itoa(code) + " " + http.StatusText(code) }
