@@ -1,20 +1,51 @@
-// Command admin is the admin API function: a placeholder until its wiring lands.
-// It answers every invocation with an error; template.yaml and the Makefile's
-// build-<LogicalId> targets build and deploy it as the provided.al2023 "bootstrap".
+// Command admin is the admin API function of edgelimit: wiring only. It reads the
+// environment (pkg/config), builds the tenant and counter stores, and serves the admin
+// API (pkg/admin) from API Gateway proxy events, REST API payload 1.0 or HTTP API
+// payload 2.0. template.yaml and the Makefile's build-<LogicalId> targets build and
+// deploy it as the provided.al2023 "bootstrap".
 package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
+	"fmt"
+	"log/slog"
+	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/edgelimit/edgelimit/pkg/admin"
+	"github.com/edgelimit/edgelimit/pkg/config"
 
 	_ "time/tzdata" // the runtime image may lack zoneinfo
 )
 
-func handle(context.Context, json.RawMessage) (json.RawMessage, error) {
-	return nil, errors.New("not implemented yet")
+func main() {
+	h, err := setup(context.Background())
+	if err != nil {
+		// A configuration error fails the cold start, with the variable named in the log.
+		fmt.Fprintln(os.Stderr, "edgelimit admin:", err)
+		os.Exit(1)
+	}
+	lambda.Start(h.Invoke)
 }
 
-func main() { lambda.Start(handle) }
+func setup(ctx context.Context) (*admin.Handler, error) {
+	cfg, err := config.Load(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	stores, err := cfg.Build(ctx, config.Options{})
+	if err != nil {
+		return nil, err
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if cfg.TenantsFile != "" {
+		logger.Warn("edgelimit admin: tenants come from " + config.EnvTenantsFile + ": changes made through this API last only as long as this instance")
+	}
+	return admin.New(admin.Config{
+		Tenants:      stores.Tenants,
+		Counters:     stores.Counters,
+		DefaultRules: cfg.DefaultRules,
+		Logger:       logger,
+	})
+}

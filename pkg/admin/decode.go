@@ -1,0 +1,152 @@
+package admin
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// serverManaged are the members of a tenant that the server manages: a body may carry
+// them (a GET body sent back does) but they are dropped before decoding, as they are
+// ignored. Decoding them would check a stale zone history against a new time zone.
+var serverManaged = []string{"version", "generation", "zone_changes"}
+
+// decodePut decodes a PUT body: a tenant whose id, when given, is the path's. An
+// absent id is the path's, absent rules are the default rules (when configured);
+// version, generation and zone_changes are accepted (so that a GET body can be sent
+// back) and ignored: the server manages them.
+func (h *Handler) decodePut(body []byte, id string) (tenant.Tenant, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return tenant.Tenant{}, newError(problemInvalidJSON, "the body is empty: want a tenant, a JSON object")
+	}
+	if trimmed[0] != '{' {
+		if !json.Valid(trimmed) {
+			return tenant.Tenant{}, newError(problemInvalidJSON, "the body is not one JSON value")
+		}
+		return tenant.Tenant{}, fieldError("", "", "the body must be a JSON object: a tenant")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &fields); err == nil {
+		if raw, ok := fields["id"]; ok {
+			var bodyID string
+			if json.Unmarshal(raw, &bodyID) == nil && bodyID != id {
+				return tenant.Tenant{}, fieldError("id", strconv.Quote(bodyID), "must be the tenant id of the path, "+strconv.Quote(id)+", or left out")
+			}
+		} else {
+			fields["id"], _ = json.Marshal(id)
+		}
+		for _, name := range serverManaged {
+			delete(fields, name)
+		}
+		if raw, ok := fields["rules"]; (!ok || string(raw) == "null") && h.defaultRules != nil {
+			fields["rules"], _ = json.Marshal(h.defaultRules)
+		}
+		trimmed, _ = json.Marshal(fields) // re-encoding decoded JSON cannot fail
+	}
+	t, err := tenant.Decode(trimmed)
+	if err != nil {
+		return tenant.Tenant{}, validationError(err)
+	}
+	return t, nil
+}
+
+// decodePatch decodes a JSON Merge Patch body, which must be an object: a patch that
+// is not would replace the whole tenant with a non-object.
+func decodePatch(body []byte) (map[string]any, error) {
+	v, err := decodeValue(body)
+	if err != nil {
+		return nil, err
+	}
+	patch, ok := v.(map[string]any)
+	if !ok {
+		return nil, fieldError("", "", "a merge patch of a tenant must be a JSON object")
+	}
+	return patch, nil
+}
+
+// decodeValue decodes exactly one JSON value, keeping numbers as written.
+func decodeValue(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		if err == io.EOF {
+			return nil, newError(problemInvalidJSON, "the body is empty: want a JSON object")
+		}
+		return nil, newError(problemInvalidJSON, "the body is not valid JSON: "+err.Error())
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, newError(problemInvalidJSON, "the body holds data after the JSON value")
+	}
+	return v, nil
+}
+
+// applyPatch merges patch into the tenant's JSON (RFC 7396) and decodes the result
+// strictly, as a PUT body would be (a patch that removes the rules gets the default
+// rules, when configured).
+func (h *Handler) applyPatch(old tenant.Tenant, patch map[string]any) (tenant.Tenant, error) {
+	stored, err := json.Marshal(old)
+	if err != nil {
+		return tenant.Tenant{}, err
+	}
+	target, err := decodeValue(stored)
+	if err != nil {
+		return tenant.Tenant{}, err
+	}
+	doc := mergePatch(target, patch).(map[string]any) // patch is an object
+	for _, name := range serverManaged {
+		delete(doc, name)
+	}
+	if _, ok := doc["rules"]; !ok && h.defaultRules != nil {
+		doc["rules"] = h.defaultRules
+	}
+	merged, err := json.Marshal(doc)
+	if err != nil {
+		return tenant.Tenant{}, err
+	}
+	t, err := tenant.Decode(merged)
+	if err != nil {
+		return tenant.Tenant{}, validationError(err)
+	}
+	return t, nil
+}
+
+// mergePatch applies patch to target as RFC 7396 defines it: objects merge member by
+// member, null removes a member, anything else replaces. target may be changed.
+func mergePatch(target, patch any) any {
+	p, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	t, ok := target.(map[string]any)
+	if !ok {
+		t = map[string]any{}
+	}
+	for k, v := range p {
+		if v == nil {
+			delete(t, k)
+			continue
+		}
+		t[k] = mergePatch(t[k], v)
+	}
+	return t
+}
+
+// writeJSON writes v as the JSON body of a response with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		writeProblem(w, &apiError{slug: problemInternal, detail: "encoding the response failed"}, "")
+		return
+	}
+	w.Header().Set("Content-Type", jsonType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(body)
+}

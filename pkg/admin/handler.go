@@ -1,0 +1,100 @@
+package admin
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/backends"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+)
+
+// MaxBodyBytes bounds a request body; a larger one is answered 413.
+const MaxBodyBytes = 64 << 10
+
+// Config configures a Handler. Tenants and Counters are required; every other zero
+// value means the default written beside the field.
+type Config struct {
+	// Tenants holds tenants and key records.
+	Tenants tenantstore.Store
+	// Counters holds the rate-limit state that usage reads (with Peek, which consumes
+	// nothing).
+	Counters backends.Store
+	// Now is the clock, in microseconds since the Unix epoch; nil means the system
+	// clock. Zone changes, key creation and revocation times, and usage read it.
+	Now func() int64
+	// NewKey makes API keys; nil means apikey.New. Tests inject known keys.
+	NewKey func() apikey.Key
+	// DefaultRules are the rules of a tenant written without any (EDGELIMIT_DEFAULT_RULES):
+	// a PUT body without "rules", or a patch that removes them. nil means none: such a
+	// tenant is invalid.
+	DefaultRules []limiter.Rule
+	// Logger receives one record per failed store call (5xx answers); nil means
+	// slog.Default(). API keys and request bodies are never logged.
+	Logger *slog.Logger
+}
+
+// Handler is the admin API as an http.Handler: tenants, their API keys, usage and
+// resets (see the package doc for the routes). It serves paths from the root
+// ("/tenants/acme"); mount it elsewhere with http.StripPrefix. ServeV1, ServeV2 and
+// Invoke adapt it to API Gateway proxy events for Lambda. Create it with New; it is
+// safe for concurrent use.
+type Handler struct {
+	tenants      tenantstore.Store
+	counters     backends.Store
+	now          func() int64
+	newKey       func() apikey.Key
+	defaultRules []limiter.Rule
+	log          *slog.Logger
+	routes       []route
+}
+
+// New checks cfg and returns a Handler.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Tenants == nil || cfg.Counters == nil {
+		return nil, errors.New("admin: Config.Tenants and Config.Counters are required")
+	}
+	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, log: cfg.Logger}
+	if len(cfg.DefaultRules) > 0 {
+		if _, err := limiter.NewSet(cfg.DefaultRules, nil); err != nil {
+			return nil, fmt.Errorf("admin: Config.DefaultRules: %w", err)
+		}
+		h.defaultRules = slices.Clone(cfg.DefaultRules)
+	}
+	if h.now == nil {
+		h.now = func() int64 { return limiter.Micros(time.Now()) }
+	}
+	if h.newKey == nil {
+		h.newKey = apikey.New
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	h.routes = h.routeTable()
+	return h, nil
+}
+
+// ServeHTTP answers one admin request. An error is answered as
+// application/problem+json, and a request answered with an error has written nothing.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	handle, params, err := h.match(r.Method, r.URL.Path)
+	if err == nil {
+		err = handle(w, r, params)
+	}
+	if err == nil {
+		return
+	}
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = &apiError{slug: problemInternal, detail: "an unexpected error occurred", cause: err}
+	}
+	if problemStatus[ae.slug] >= 500 {
+		h.log.ErrorContext(r.Context(), "admin: request failed", "method", r.Method, "path", r.URL.Path, "status", problemStatus[ae.slug], "error", ae.cause)
+	}
+	writeProblem(w, ae, r.URL.Path)
+}

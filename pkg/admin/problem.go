@@ -1,0 +1,131 @@
+package admin
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// ProblemTypeBase starts the type URI of every problem this API answers with; the
+// slug after it names the problem (see Problem).
+const ProblemTypeBase = "https://github.com/edgelimit/edgelimit/blob/main/docs/openapi.yaml#problem-"
+
+// ProblemContentType is the media type of error responses (RFC 9457).
+const ProblemContentType = "application/problem+json"
+
+// Problem is an RFC 9457 problem detail, the body of every error response. Type is
+// ProblemTypeBase followed by one of the slugs of the problem* constants; Field names
+// what was wrong, as a path into the request body ("routes[1].rules[0].limit"), a
+// query parameter ("limit") or a header ("If-Match"); Value is the offending value as
+// written, when it helps.
+type Problem struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	Field    string `json:"field,omitempty"`
+	Value    string `json:"value,omitempty"`
+}
+
+// The problem slugs, each with one HTTP status.
+const (
+	problemInvalidJSON          = "invalid-json"           // 400: the body is not one JSON value
+	problemInvalidParameter     = "invalid-parameter"      // 400: a query parameter or header
+	problemNotFound             = "not-found"              // 404: no such tenant, key or route
+	problemMethodNotAllowed     = "method-not-allowed"     // 405
+	problemExists               = "already-exists"         // 409: PUT without If-Match on an existing tenant
+	problemTooManyKeys          = "too-many-keys"          // 409
+	problemPreconditionFailed   = "precondition-failed"    // 412: If-Match does not match
+	problemTooLarge             = "body-too-large"         // 413
+	problemUnsupportedMediaType = "unsupported-media-type" // 415
+	problemInvalidField         = "invalid-field"          // 422: a field of the body
+	problemPreconditionRequired = "precondition-required"  // 428: If-Match is missing
+	problemInternal             = "internal"               // 500
+	problemUnavailable          = "store-unavailable"      // 503: a store failed
+)
+
+var problemTitles = map[string]string{
+	problemInvalidJSON:          "The request body is not valid JSON",
+	problemInvalidParameter:     "Invalid request parameter",
+	problemNotFound:             "Not found",
+	problemMethodNotAllowed:     "Method not allowed",
+	problemExists:               "The tenant already exists",
+	problemTooManyKeys:          "The tenant has too many keys",
+	problemPreconditionFailed:   "The tenant has changed",
+	problemTooLarge:             "The request body is too large",
+	problemUnsupportedMediaType: "Unsupported content type",
+	problemInvalidField:         "Invalid field",
+	problemPreconditionRequired: "If-Match is required",
+	problemInternal:             "Internal error",
+	problemUnavailable:          "A store is unavailable",
+}
+
+var problemStatus = map[string]int{
+	problemInvalidJSON: 400, problemInvalidParameter: 400, problemNotFound: 404,
+	problemMethodNotAllowed: 405, problemExists: 409, problemTooManyKeys: 409,
+	problemPreconditionFailed: 412, problemTooLarge: 413, problemUnsupportedMediaType: 415,
+	problemInvalidField: 422, problemPreconditionRequired: 428, problemInternal: 500,
+	problemUnavailable: 503,
+}
+
+// apiError is an error that becomes a Problem: handlers return it and ServeHTTP writes
+// it. header holds extra response headers (Allow, Accept-Patch).
+type apiError struct {
+	slug, detail, field, value string
+	header                     http.Header
+	cause                      error // logged for 5xx, never sent
+}
+
+func (e *apiError) Error() string { return e.slug + ": " + e.detail }
+
+func newError(slug, detail string) *apiError { return &apiError{slug: slug, detail: detail} }
+
+// fieldError returns a 422 naming field.
+func fieldError(field, value, reason string) *apiError {
+	return &apiError{slug: problemInvalidField, field: field, value: value, detail: reason}
+}
+
+// paramError returns a 400 naming a query parameter or header.
+func paramError(field, detail string) *apiError {
+	return &apiError{slug: problemInvalidParameter, field: field, detail: detail}
+}
+
+// fromValidation turns a decoding or validation error of a tenant into an apiError: a
+// *limiter.FieldError names its field (422), tenant.ErrSyntax is malformed JSON (400).
+func fromValidation(err error) *apiError {
+	var fe *limiter.FieldError
+	if errors.As(err, &fe) {
+		return fieldError(fe.Field, fe.Value, fe.Reason)
+	}
+	if errors.Is(err, tenant.ErrSyntax) {
+		return newError(problemInvalidJSON, err.Error())
+	}
+	return nil
+}
+
+// problemOf returns the Problem for e, answering the request at path.
+func problemOf(e *apiError, path string) Problem {
+	return Problem{
+		Type: ProblemTypeBase + e.slug, Title: problemTitles[e.slug], Status: problemStatus[e.slug],
+		Detail: e.detail, Instance: path, Field: e.field, Value: e.value,
+	}
+}
+
+// writeProblem writes e as application/problem+json.
+func writeProblem(w http.ResponseWriter, e *apiError, path string) {
+	p := problemOf(e, path)
+	for name, values := range e.header {
+		w.Header()[name] = values
+	}
+	body, _ := json.Marshal(p) // a Problem always marshals
+	w.Header().Set("Content-Type", ProblemContentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(p.Status)
+	w.Write(body)
+}

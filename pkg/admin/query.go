@@ -1,0 +1,59 @@
+package admin
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// query returns the request's query parameters, each at most once and each one of
+// allowed: a 400 problem naming the parameter otherwise (a misspelt parameter is an
+// error, not silently ignored).
+func query(r *http.Request, allowed ...string) (map[string]string, error) {
+	out := map[string]string{}
+	for name, values := range r.URL.Query() {
+		if !slices.Contains(allowed, name) {
+			detail := "unknown query parameter"
+			if len(allowed) > 0 {
+				detail += ": want " + strings.Join(allowed, ", ")
+			} else {
+				detail += ": this request takes none"
+			}
+			return nil, paramError(name, detail)
+		}
+		if len(values) > 1 {
+			return nil, paramError(name, "is given more than once")
+		}
+		out[name] = values[0]
+	}
+	return out, nil
+}
+
+// intParam parses the integer parameter name between lo and hi; "" gives def.
+func intParam(q map[string]string, name string, lo, hi, def int) (int, error) {
+	s, ok := q[name]
+	if !ok || s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		e := paramError(name, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi))
+		e.value = s
+		return 0, e
+	}
+	return n, nil
+}
+
+// boolParam parses the boolean parameter name ("true" or "false"); "" gives false.
+func boolParam(q map[string]string, name string) (bool, error) {
+	switch q[name] {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	e := paramError(name, `must be "true" or "false"`)
+	e.value = q[name]
+	return false, e
+}

@@ -1,0 +1,270 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+)
+
+// tenantList is the body of GET /tenants.
+type tenantList struct {
+	Tenants       []tenant.Tenant `json:"tenants"`
+	NextPageToken *string         `json:"next_page_token"` // null after the last page
+}
+
+// getTenant answers GET /tenants/{id}: the tenant, with its version as ETag.
+func (h *Handler) getTenant(w http.ResponseWriter, r *http.Request, p params) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
+	t, err := h.loadTenant(r.Context(), p.id)
+	if err != nil {
+		return err
+	}
+	writeTenant(w, http.StatusOK, t)
+	return nil
+}
+
+// putTenant answers PUT /tenants/{id}: create without If-Match, replace with it.
+func (h *Handler) putTenant(w http.ResponseWriter, r *http.Request, p params) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
+	body, err := readBody(r, jsonType)
+	if err != nil {
+		return err
+	}
+	t, err := h.decodePut(body, p.id)
+	if err != nil {
+		return err
+	}
+	m, err := parseIfMatch(r.Header)
+	if err != nil {
+		return err
+	}
+	if !m.present {
+		return h.create(w, r.Context(), t)
+	}
+	old, err := h.loadTenant(r.Context(), p.id)
+	if errors.Is(err, tenantstore.ErrNotFound) {
+		return stale(0) // If-Match names a version of a tenant that does not exist
+	}
+	if err != nil {
+		return err
+	}
+	return h.update(w, r.Context(), m, old, t)
+}
+
+func (h *Handler) create(w http.ResponseWriter, ctx context.Context, t tenant.Tenant) error {
+	stored, err := h.tenants.Create(ctx, tenant.ApplyCreate(t))
+	if errors.Is(err, tenantstore.ErrExists) {
+		return newError(problemExists, "tenant "+strconv.Quote(t.ID)+" exists: to replace it, send If-Match with its ETag (or \"*\")")
+	}
+	if err != nil {
+		return storeError(err)
+	}
+	writeTenant(w, http.StatusCreated, stored)
+	return nil
+}
+
+// update replaces old with next (a PUT body or a merge-patched tenant) when m matches
+// old's version.
+func (h *Handler) update(w http.ResponseWriter, ctx context.Context, m ifMatch, old, next tenant.Tenant) error {
+	if err := precondition(m, old.Version, true); err != nil {
+		return err
+	}
+	next, err := tenant.ApplyUpdate(old, next, h.now())
+	if err != nil {
+		return validationError(err)
+	}
+	stored, err := h.tenants.Replace(ctx, next, old.Version)
+	if errors.Is(err, tenantstore.ErrVersionConflict) || errors.Is(err, tenantstore.ErrNotFound) {
+		return stale(0)
+	}
+	if err != nil {
+		return storeError(err)
+	}
+	writeTenant(w, http.StatusOK, stored)
+	return nil
+}
+
+// patchTenant answers PATCH /tenants/{id}: a JSON Merge Patch, under If-Match.
+func (h *Handler) patchTenant(w http.ResponseWriter, r *http.Request, p params) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
+	body, err := readBody(r, mergePatchType)
+	if err != nil {
+		return err
+	}
+	patch, err := decodePatch(body)
+	if err != nil {
+		return err
+	}
+	m, err := parseIfMatch(r.Header)
+	if err != nil {
+		return err
+	}
+	old, err := h.loadTenant(r.Context(), p.id)
+	if err != nil {
+		return err
+	}
+	if err := precondition(m, old.Version, true); err != nil {
+		return err
+	}
+	next, err := h.applyPatch(old, patch)
+	if err != nil {
+		return err
+	}
+	return h.update(w, r.Context(), m, old, next)
+}
+
+// deleteTenant answers DELETE /tenants/{id}, under If-Match: the tenant and all its
+// key records go.
+func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
+	m, err := parseIfMatch(r.Header)
+	if err != nil {
+		return err
+	}
+	old, err := h.loadTenant(r.Context(), p.id)
+	if err != nil {
+		return err
+	}
+	if err := precondition(m, old.Version, true); err != nil {
+		return err
+	}
+	err = h.tenants.Delete(r.Context(), p.id, old.Version)
+	if errors.Is(err, tenantstore.ErrVersionConflict) || errors.Is(err, tenantstore.ErrNotFound) {
+		return stale(0)
+	}
+	if err != nil {
+		return storeError(err)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// listTenants answers GET /tenants?limit=&page_token=.
+func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, _ params) error {
+	q, err := query(r, "limit", "page_token")
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(q, "limit", 1, tenantstore.MaxListLimit, tenantstore.DefaultListLimit)
+	if err != nil {
+		return err
+	}
+	ts, next, err := h.tenants.List(r.Context(), limit, q["page_token"])
+	if errors.Is(err, tenantstore.ErrPageToken) {
+		return paramError("page_token", "is not a next_page_token of this API: start again without it")
+	}
+	if err != nil {
+		return storeError(err)
+	}
+	out := tenantList{Tenants: ts}
+	if out.Tenants == nil {
+		out.Tenants = []tenant.Tenant{}
+	}
+	if next != "" {
+		out.NextPageToken = &next
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// reset answers POST /tenants/{id}/reset: the generation is bumped, so every counter
+// of the tenant starts afresh. If-Match is optional; without it, a concurrent update is
+// retried a few times.
+func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error {
+	if _, err := query(r); err != nil {
+		return err
+	}
+	if err := readEmptyBody(r); err != nil {
+		return err
+	}
+	m, err := parseIfMatch(r.Header)
+	if err != nil {
+		return err
+	}
+	for range maxAttempts {
+		old, err := h.loadTenant(r.Context(), p.id)
+		if err != nil {
+			return err
+		}
+		if err := precondition(m, old.Version, false); err != nil {
+			return err
+		}
+		stored, err := h.tenants.Replace(r.Context(), tenant.Reset(old), old.Version)
+		switch {
+		case err == nil:
+			writeTenant(w, http.StatusOK, stored)
+			return nil
+		case errors.Is(err, tenantstore.ErrVersionConflict) && !m.present:
+			continue // changed meanwhile: reset the new version
+		case errors.Is(err, tenantstore.ErrVersionConflict), errors.Is(err, tenantstore.ErrNotFound):
+			return stale(0)
+		default:
+			return storeError(err)
+		}
+	}
+	return &apiError{slug: problemUnavailable, detail: "the tenant kept changing during the reset: nothing was reset, retry"}
+}
+
+// maxAttempts bounds the retries of a write that lost a race it may retry.
+const maxAttempts = 3
+
+// loadTenant reads the tenant: a 404 problem (which also matches
+// tenantstore.ErrNotFound) when there is none.
+func (h *Handler) loadTenant(ctx context.Context, id string) (tenant.Tenant, error) {
+	if !tenant.ValidID(id) {
+		return tenant.Tenant{}, tenantNotFound(id)
+	}
+	t, err := h.tenants.Get(ctx, id)
+	if errors.Is(err, tenantstore.ErrNotFound) {
+		return tenant.Tenant{}, tenantNotFound(id)
+	}
+	if err != nil {
+		return tenant.Tenant{}, storeError(err)
+	}
+	return t, nil
+}
+
+func tenantNotFound(id string) *apiError {
+	return &apiError{slug: problemNotFound, detail: "no tenant " + strconv.Quote(id), cause: tenantstore.ErrNotFound}
+}
+
+// Unwrap lets errors.Is see the cause of a problem.
+func (e *apiError) Unwrap() error { return e.cause }
+
+// writeTenant writes t with its ETag.
+func writeTenant(w http.ResponseWriter, status int, t tenant.Tenant) {
+	w.Header().Set("ETag", etag(t.Version))
+	writeJSON(w, status, t)
+}
+
+// storeError answers a store failure: a validation error the store found is the
+// client's (422), anything else is 503. A write whose reply was lost may have been
+// applied: the detail says to read before retrying.
+func storeError(err error) error {
+	if e := fromValidation(err); e != nil {
+		return e
+	}
+	return &apiError{slug: problemUnavailable, cause: err,
+		detail: "a store did not answer as expected; a write may or may not have been applied: read the tenant again before retrying"}
+}
+
+// validationError answers an error of tenant.Decode or tenant.ApplyUpdate.
+func validationError(err error) error {
+	if e := fromValidation(err); e != nil {
+		return e
+	}
+	return &apiError{slug: problemInternal, detail: "an unexpected error occurred", cause: err}
+}

@@ -1,0 +1,219 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// usageJSON is the body of GET /tenants/{id}/usage.
+type usageJSON struct {
+	TenantID   string `json:"tenant_id"`
+	KeyID      string `json:"key_id,omitempty"`
+	IP         string `json:"ip,omitempty"` // as limited: the IPv4 address or the IPv6 /64
+	Generation int64  `json:"generation"`
+	Timezone   string `json:"timezone"`
+	At         string `json:"at"`
+	AtLocal    string `json:"at_local"`
+	// Rules holds the tenant-wide rules, then each route's, in the tenant's order.
+	Rules   []ruleUsage   `json:"rules"`
+	Pending []pendingZone `json:"pending_zone_changes"`
+}
+
+// ruleUsage is one rule's state for the identity, as a request would find it now.
+type ruleUsage struct {
+	Route       *string      `json:"route"` // the route's name; null for tenant-wide rules
+	Rule        limiter.Rule `json:"rule"`
+	Capacity    int64        `json:"capacity"`
+	Used        int64        `json:"used"`
+	Remaining   int64        `json:"remaining"`
+	Reset       string       `json:"reset"`
+	ResetLocal  string       `json:"reset_local,omitempty"`
+	WindowStart string       `json:"window_start,omitempty"`
+	WindowEnd   string       `json:"window_end,omitempty"`
+}
+
+// pendingZone is a change of time zone not yet in effect for one calendar unit.
+type pendingZone struct {
+	Unit           string `json:"unit"`
+	Timezone       string `json:"timezone"`
+	Effective      string `json:"effective"`
+	EffectiveLocal string `json:"effective_local"`
+}
+
+// identity is whom usage reports on.
+type identity struct {
+	keyID, ip string
+	counter   string // tenant.IdentityKey or tenant.IdentityIP
+}
+
+// usage answers GET /tenants/{id}/usage?key_id= (or ?ip=): what each rule has counted
+// for that identity, read with the counter store's Peek (nothing is consumed).
+func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error {
+	q, err := query(r, "key_id", "ip")
+	if err != nil {
+		return err
+	}
+	t, err := h.loadTenant(r.Context(), p.id)
+	if err != nil {
+		return err
+	}
+	who, err := h.usageIdentity(r.Context(), t.ID, q)
+	if err != nil {
+		return err
+	}
+	sets, err := t.Sets()
+	if err != nil {
+		return validationError(err)
+	}
+	zone, _ := t.Zone() // Sets succeeded, so the zone loads
+	loc, now := zone.Location(), h.now()
+	out := usageJSON{TenantID: t.ID, KeyID: who.keyID, IP: who.ip, Generation: t.Generation,
+		Timezone: loc.String(), At: formatTime(now), AtLocal: formatLocal(now, loc), Pending: pending(t, now)}
+	for _, c := range usageChecks(sets, who) {
+		var outs [limiter.MaxRules]limiter.Outcome
+		if _, err := h.counters.Peek(r.Context(), c.Key, c.Set, now, outs[:c.Set.Len()]); err != nil {
+			return &apiError{slug: problemUnavailable, cause: err, detail: "the counter store failed"}
+		}
+		for i := range c.Set.Len() {
+			out.Rules = append(out.Rules, ruleUsageOf(c, i, outs[i], now, loc))
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// usageIdentity reads key_id (a key of the tenant, revoked or not) or ip.
+func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[string]string) (identity, error) {
+	keyID, ip := q["key_id"], q["ip"]
+	switch {
+	case keyID == "" && ip == "", keyID != "" && ip != "":
+		return identity{}, paramError("key_id", "give key_id (a key of the tenant) or ip (a client of its anonymous routes): one of them")
+	case ip != "":
+		norm, ok := ipIdentity(ip)
+		if !ok {
+			e := paramError("ip", "must be an IPv4 or IPv6 address")
+			e.value = ip
+			return identity{}, e
+		}
+		return identity{ip: norm, counter: tenant.IdentityIP(norm)}, nil
+	case !apikey.ValidKeyID(keyID):
+		e := paramError("key_id", "must be a key id: 8 lowercase letters or digits, as GET /tenants/{id}/keys lists them")
+		e.value = keyID
+		return identity{}, e
+	}
+	if _, err := h.findKey(ctx, tenantID, keyID); err != nil {
+		return identity{}, err
+	}
+	return identity{keyID: keyID, counter: tenant.IdentityKey(keyID)}, nil
+}
+
+// ipIdentity returns the address an anonymous client is limited by, as the gate
+// computes it: the IPv4 address, or the /64 of an IPv6 address (IPv4-mapped IPv6
+// addresses count as IPv4).
+func ipIdentity(s string) (string, bool) {
+	addr, err := netip.ParseAddr(s)
+	if err != nil {
+		return "", false
+	}
+	addr = addr.Unmap()
+	if addr.Is4() {
+		return addr.String(), true
+	}
+	p, err := addr.WithZone("").Prefix(64)
+	if err != nil {
+		return "", false
+	}
+	return p.String(), true
+}
+
+// usageChecks lists the counters the authorizer decides for who, under the same
+// counter keys (tenant.Sets.Checks): the tenant-wide rules, then each route's. An IP
+// identity reaches the anonymous routes only; a key reaches every route.
+func usageChecks(sets *tenant.Sets, who identity) []tenant.Check {
+	checks := []tenant.Check{sets.Checks(nil, who.counter)[0]}
+	for i := range sets.Routes {
+		rs := &sets.Routes[i]
+		if who.ip != "" && !rs.Route.Anonymous {
+			continue
+		}
+		checks = append(checks, sets.Checks(rs, who.counter)[0])
+	}
+	return checks
+}
+
+// ruleUsageOf reports rule i of check c from its peeked outcome o.
+func ruleUsageOf(c tenant.Check, i int, o limiter.Outcome, now int64, loc *time.Location) ruleUsage {
+	rule := c.Set.Rule(i)
+	u := ruleUsage{Rule: rule, Capacity: rule.Capacity(), Remaining: o.Remaining,
+		Used: max(rule.Capacity()-o.Remaining, 0)}
+	if c.Route != "" {
+		route := c.Route
+		u.Route = &route
+	}
+	reset := o.Reset
+	if start, end := c.Set.Window(i, now); end != 0 {
+		u.WindowStart, u.WindowEnd = formatTime(start), formatTime(end)
+		if rule.Algorithm == limiter.FixedWindow {
+			reset = end // a fixed window's count starts afresh at its end
+		}
+	}
+	u.Reset = formatTime(reset)
+	if rule.Period.IsCalendar() {
+		u.ResetLocal = formatLocal(reset, loc)
+	}
+	return u
+}
+
+// pending lists, per calendar unit that a rule of the tenant uses, a change of time
+// zone not yet in effect at now.
+func pending(t tenant.Tenant, now int64) []pendingZone {
+	out := []pendingZone{}
+	for _, u := range calendarUnits(t) {
+		zone, effective, ok := t.PendingZone(u, now)
+		if !ok {
+			continue
+		}
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			loc = time.UTC // cannot happen: the tenant's zones load
+		}
+		out = append(out, pendingZone{Unit: u.String(), Timezone: zone,
+			Effective: formatTime(effective), EffectiveLocal: formatLocal(effective, loc)})
+	}
+	return out
+}
+
+// calendarUnits returns the calendar units of the tenant's rules and its routes' rules,
+// in the order day, week, month.
+func calendarUnits(t tenant.Tenant) []limiter.Unit {
+	used := map[limiter.Unit]bool{}
+	rules := slices.Clone(t.Rules)
+	for _, r := range t.Routes {
+		rules = append(rules, r.Rules...)
+	}
+	for _, r := range rules {
+		used[r.Period.Unit()] = true
+	}
+	var out []limiter.Unit
+	for _, u := range []limiter.Unit{limiter.Day, limiter.Week, limiter.Month} {
+		if used[u] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// formatTime renders microseconds since the Unix epoch as RFC 3339 in UTC.
+func formatTime(us int64) string { return time.UnixMicro(us).UTC().Format(time.RFC3339Nano) }
+
+// formatLocal renders microseconds since the Unix epoch as RFC 3339 in loc.
+func formatLocal(us int64, loc *time.Location) string {
+	return time.UnixMicro(us).In(loc).Format(time.RFC3339Nano)
+}

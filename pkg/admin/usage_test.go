@@ -1,0 +1,92 @@
+package admin_test
+
+import (
+	"testing"
+
+	"github.com/edgelimit/edgelimit/pkg/gate"
+)
+
+const shop = `{"rules": [
+	{"name": "daily", "algorithm": "fixed_window", "limit": 10, "period": "day"},
+	{"name": "burst", "algorithm": "token_bucket", "limit": 5, "period": "1s"}],
+  "timezone": "Asia/Tokyo",
+  "routes": [
+	{"method": "POST", "resource": "/orders", "rules": [{"name": "orders", "algorithm": "sliding_window", "limit": 3, "period": "1m"}]},
+	{"method": "GET", "resource": "/health", "anonymous": true, "rules": [{"name": "health", "algorithm": "fixed_window", "limit": 4, "period": "1s"}]}]}`
+
+// TestUsage spends through the gate, per key and per anonymous client, and reads each
+// rule's counters back through usage under the same counter keys.
+func TestUsage(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		e.create("shop", shop)
+		raw, keyID := e.issueKey("shop")
+		g := e.gate(-1, "shop")
+		for range 2 {
+			if res := e.check(g, raw, "POST", "/orders"); res.Status != gate.Allowed || res.Route != "POST /orders" {
+				t.Fatalf("spend: %+v", res)
+			}
+		}
+		u := e.usage("shop", keyID)
+		if u.KeyID != keyID || u.IP != "" || u.Timezone != "Asia/Tokyo" || u.At != rfc3339(t0) || len(u.Rules) != 4 || len(u.Pending) != 0 {
+			t.Fatalf("usage %+v", u)
+		}
+		// t0 is 21:00 in Tokyo: the day ends at 15:00 UTC.
+		daily := u.Rules[u.rule(t, "", "daily")]
+		if daily.Used != 2 || daily.Remaining != 8 || daily.Capacity != 10 || daily.Reset != "2026-01-10T15:00:00Z" ||
+			daily.ResetLocal != "2026-01-11T00:00:00+09:00" || daily.WindowStart != "2026-01-09T15:00:00Z" {
+			t.Errorf("daily %+v", daily)
+		}
+		burst := u.Rules[u.rule(t, "", "burst")]
+		if burst.Used != 2 || burst.Remaining != 3 || burst.Reset != "2026-01-10T12:00:00.4Z" || burst.ResetLocal != "" || burst.WindowEnd != "" {
+			t.Errorf("burst %+v", burst) // two tokens refill in 400ms
+		}
+		if orders := u.Rules[u.rule(t, "POST /orders", "orders")]; orders.Used != 2 || orders.Remaining != 1 || orders.WindowStart != "2026-01-10T12:00:00Z" {
+			t.Errorf("orders %+v", orders)
+		}
+		if health := u.Rules[u.rule(t, "GET /health", "health")]; health.Used != 0 || health.Remaining != 4 {
+			t.Errorf("health %+v", health)
+		}
+
+		checkAnonymousUsage(t, e, g)
+		// The key's counters are its own.
+		if u := e.usage("shop", keyID); u.Rules[u.rule(t, "", "daily")].Used != 2 {
+			t.Errorf("the key's daily after anonymous requests: %+v", u.Rules)
+		}
+	})
+}
+
+// checkAnonymousUsage spends as anonymous clients, counted per IPv4 address and per
+// IPv6 /64, and reads their usage: the tenant-wide rules and the anonymous route only.
+func checkAnonymousUsage(t *testing.T, e *env, g *gate.Gate) {
+	for _, ip := range []string{"203.0.113.9", "203.0.113.9", "2001:db8:1:2::1", "2001:db8:1:2::ffff"} {
+		res, err := g.Check(t.Context(), gate.Request{Method: "GET", Resource: "/health", SourceIP: ip})
+		if err != nil || res.Status != gate.Allowed {
+			t.Fatalf("anonymous %s: %+v, %v", ip, res, err)
+		}
+	}
+	for ip, want := range map[string]string{"203.0.113.9": "203.0.113.9", "2001:db8:1:2::abcd": "2001:db8:1:2::/64", "::ffff:203.0.113.9": "203.0.113.9"} {
+		var a usageBody
+		e.do("GET", "/tenants/shop/usage?ip="+ip, "").want(t, 200).json(t, &a)
+		if a.IP != want || a.KeyID != "" || len(a.Rules) != 3 { // daily, burst, health: not the keyed route
+			t.Fatalf("usage of %s: %+v", ip, a)
+		}
+		if h := a.Rules[a.rule(t, "GET /health", "health")]; h.Used != 2 {
+			t.Errorf("health of %s: %+v", ip, h)
+		}
+		if d := a.Rules[a.rule(t, "", "daily")]; d.Used != 2 {
+			t.Errorf("daily of %s: %+v", ip, d)
+		}
+	}
+}
+
+// TestUsageOfRevokedKey: a revoked key keeps its counters, and usage reports them.
+func TestUsageOfRevokedKey(t *testing.T) {
+	e := newEnv(t, backendsUnderTest[0].open(t))
+	e.create("shop", shop)
+	raw, keyID := e.issueKey("shop")
+	e.check(e.gate(-1, ""), raw, "GET", "/")
+	e.do("DELETE", "/tenants/shop/keys/"+keyID, "").want(t, 200)
+	if u := e.usage("shop", keyID); u.Rules[0].Used != 1 {
+		t.Errorf("usage %+v", u.Rules[0])
+	}
+}
