@@ -51,7 +51,9 @@
 // grants early: at most d x limit/period requests for a bucket (a one-off, not per
 // period), and a fixed or sliding window that opens up to d early.
 //
-// Items carry expires_at (epoch seconds) for DynamoDB TTL, set past the instant the
-// state is equivalent to a new key's; TTL deletion is lazy, and an expired item still
-// read is harmless for the same reason.
+// Items carry expires_at (epoch seconds) for DynamoDB TTL: the real time now plus how
+// long the state stays live past the decision's instant (limiter.Set.IdleAt, an upper
+// bound for buckets), plus a margin. It follows the real clock because DynamoDB deletes
+// on its own clock, whatever instant the caller passed. TTL deletion is lazy, and an
+// expired item still read is harmless: its state is equivalent to a new key's.
 package dynamodb

@@ -186,7 +186,10 @@ func (s *Store) updateInput(key string, set *limiter.Set, names []string, guess 
 	for i := range names {
 		p.planRule(set, i, names[i], &guess[i], now, cost)
 	}
-	expires := (p.expires+s.margin)/1_000_000 + 1
+	// TTL deletion runs on DynamoDB's clock: keep the item for as long past the real
+	// time as its state stays live past the decision's instant (they differ when time
+	// is injected, as in tests), plus the margin.
+	expires := time.Now().Unix() + (p.expires-now+s.margin)/1_000_000 + 1
 	p.update = p.update.Set(expression.Name(attrExpires), expression.Value(expires))
 	if probe {
 		pk := expression.Name(attrKey)
