@@ -159,6 +159,7 @@ install_system_packages() {
 	command -v redis-cli >/dev/null || pkgs+=(redis-tools)
 	command -v java >/dev/null || pkgs+=(openjdk-17-jre-headless)
 	command -v "$(go env CC)" >/dev/null || pkgs+=(gcc) # go test -race needs cgo
+	command -v curl >/dev/null || pkgs+=(curl)           # the README's quickstart test runs it
 	if ((${#pkgs[@]} > 0)); then apt_install "${pkgs[@]}"; fi
 }
 

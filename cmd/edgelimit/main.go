@@ -18,6 +18,7 @@ type command struct {
 
 // commands lists every subcommand; each lives in its own file.
 var commands = map[string]command{
+	"dev":           {"run the authorizer and admin API locally, as API Gateway would", runDev},
 	"keys":          {"manage API keys for a tenants file", runKeys},
 	"simulate":      {"replay a trace of requests through a rule set", runSimulate},
 	"upstash-local": {"serve the Upstash REST API in front of a Redis server", runUpstashLocal},
@@ -43,7 +44,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: edgelimit COMMAND [flags]\n\ncommands:")
-	for _, name := range []string{"keys", "simulate", "upstash-local"} {
+	for _, name := range []string{"dev", "keys", "simulate", "upstash-local"} {
 		fmt.Fprintf(w, "  %-14s %s\n", name, commands[name].summary)
 	}
 }

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startDevBinary builds edgelimit, starts `edgelimit dev` on a free loopback port with
+// the memory backend, and returns its base URL and the demo key it printed. The
+// process is stopped (SIGINT) when the test ends.
+func startDevBinary(t *testing.T) (base, demoKey string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "edgelimit")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "EDGELIMIT_BACKEND=memory", "EDGELIMIT_TENANTS_FILE=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("edgelimit dev exited with %v after SIGINT", err)
+			}
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			t.Error("edgelimit dev did not stop within 10s of SIGINT")
+		}
+	})
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && (base == "" || demoKey == "") {
+		line := lines.Text()
+		if rest, ok := strings.CutPrefix(line, "edgelimit dev: listening on "); ok {
+			base = strings.Fields(rest)[0]
+		}
+		if rest, ok := strings.CutPrefix(line, "demo key: "); ok {
+			demoKey = rest
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	if base == "" || demoKey == "" {
+		t.Fatalf("edgelimit dev printed no address or demo key")
+	}
+	return base, demoKey
+}
+
+func do(t *testing.T, method, url, key, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("x-api-key", key)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// TestDevEndToEnd starts `edgelimit dev`, creates a tenant and a key through /admin/,
+// sends requests until 429, checks Retry-After and the RateLimit headers, waits (at
+// most 2 s of real time, polling) and succeeds again.
+func TestDevEndToEnd(t *testing.T) {
+	base, demoKey := startDevBinary(t)
+	if resp := do(t, "GET", base+"/hello", demoKey, ""); resp.StatusCode != 200 {
+		t.Fatalf("the demo key: %s", resp.Status)
+	}
+	tenant := `{"id": "e2e", "rules": [{"name": "second", "algorithm": "fixed_window", "limit": 3, "period": "1s"}]}`
+	if resp := do(t, "PUT", base+"/admin/tenants/e2e", "", tenant); resp.StatusCode != 201 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("PUT /admin/tenants/e2e: %s %s", resp.Status, b)
+	}
+	resp := do(t, "POST", base+"/admin/tenants/e2e/keys", "", "")
+	var issued struct {
+		Key string `json:"key"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&issued); err != nil || resp.StatusCode != 201 || issued.Key == "" {
+		t.Fatalf("POST /admin/tenants/e2e/keys: %s, %v", resp.Status, err)
+	}
+	var denied *http.Response
+	for i := 0; i < 10 && denied == nil; i++ {
+		if r := do(t, "GET", base+"/orders", issued.Key, ""); r.StatusCode == 429 {
+			denied = r
+		} else if r.StatusCode != 200 || r.Header.Get("X-RateLimit-Remaining") == "" {
+			t.Fatalf("request %d: %s, remaining %q", i, r.Status, r.Header.Get("X-RateLimit-Remaining"))
+		}
+	}
+	if denied == nil {
+		t.Fatal("10 requests on a limit of 3 per second: never a 429")
+	}
+	retry, err := strconv.Atoi(denied.Header.Get("Retry-After"))
+	if err != nil || retry < 1 || retry > 1 || !strings.HasPrefix(denied.Header.Get("RateLimit"), `"second";r=0;t=`) ||
+		!strings.Contains(denied.Header.Get("RateLimit-Policy"), `"second";q=3;w=1`) {
+		t.Fatalf("429 headers: Retry-After %q, RateLimit %q, RateLimit-Policy %q", denied.Header.Get("Retry-After"),
+			denied.Header.Get("RateLimit"), denied.Header.Get("RateLimit-Policy"))
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if r := do(t, "GET", base+"/orders", issued.Key, ""); r.StatusCode == 200 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("still denied 2s after a 1s retry")
+		}
+		time.Sleep(50 * time.Millisecond) // polling real time: the window is real here
+	}
+}

@@ -1,0 +1,31 @@
+package devserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+)
+
+// DemoTenant is the tenant `edgelimit dev` creates: 5 requests per 10 seconds.
+const DemoTenant = `{"id": "demo", "rules": [{"name": "demo", "algorithm": "fixed_window", "limit": 5, "period": "10s"}]}`
+
+// EnsureDemo creates the demo tenant unless a tenant "demo" exists, gives it a new API
+// key, and returns the raw key (shown once; only its hash is stored).
+func EnsureDemo(ctx context.Context, tenants tenantstore.Store, now int64) (string, error) {
+	t, err := tenant.Decode([]byte(DemoTenant))
+	if err != nil {
+		return "", err
+	}
+	if _, err := tenants.Create(ctx, tenant.ApplyCreate(t)); err != nil && !errors.Is(err, tenantstore.ErrExists) {
+		return "", fmt.Errorf("creating the demo tenant: %w", err)
+	}
+	key, rec := apikey.Generate(t.ID, now)
+	if err := tenants.PutKey(ctx, rec); err != nil {
+		return "", fmt.Errorf("storing the demo key: %w", err)
+	}
+	return key.Reveal(), nil
+}
