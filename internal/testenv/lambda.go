@@ -1,0 +1,167 @@
+package testenv
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// builds caches BuildBootstrap's binaries: package path -> *buildResult.
+var builds sync.Map
+
+type buildResult struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// BuildBootstrap builds the main package pkg (an import path, or a directory relative
+// to the test's) as Lambda's provided.al2023 runtime wants it, for the host: static,
+// stripped, without the RPC mode (CGO_ENABLED=0, -tags lambda.norpc, -ldflags "-s -w",
+// -trimpath, as the Makefile does for arm64). It builds each package once per test
+// process, into a folder removed when the process's first caller's test ends.
+func BuildBootstrap(tb testing.TB, pkg string) string {
+	tb.Helper()
+	v, _ := builds.LoadOrStore(pkg, &buildResult{})
+	r := v.(*buildResult)
+	r.once.Do(func() {
+		dir, err := os.MkdirTemp("", "edgelimit-bootstrap-")
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.path = filepath.Join(dir, "bootstrap")
+		cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", r.path, pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			r.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+	})
+	if r.err != nil {
+		tb.Fatal(r.err)
+	}
+	return r.path
+}
+
+// Lambda is a bootstrap running under the Lambda runtime interface emulator, as
+// `sam local invoke` runs it.
+type Lambda struct {
+	URL  string // the invocations endpoint
+	out  *syncBuffer
+	stop func()
+}
+
+// StartLambda runs bootstrap under the emulator (RIE(tb)) with env added to this
+// process's environment, and waits (polling, at most 20 s) until the emulator accepts
+// connections. The emulator and the function stop at the end of the test.
+func StartLambda(tb testing.TB, bootstrap string, env map[string]string) *Lambda {
+	tb.Helper()
+	rie := RIE(tb)
+	addr, apiAddr := freeAddr(tb), freeAddr(tb)
+	cmd := exec.Command(rie, "--runtime-interface-emulator-address", addr, "--runtime-api-address", apiAddr, bootstrap)
+	cmd.Dir = filepath.Dir(bootstrap)
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	l := &Lambda{URL: "http://" + addr + "/2015-03-31/functions/function/invocations", out: &syncBuffer{}}
+	cmd.Stdout, cmd.Stderr = l.out, l.out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the emulator and its bootstrap, stopped together
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	var once sync.Once
+	l.stop = func() {
+		once.Do(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group this test started
+			_ = cmd.Wait()
+		})
+	}
+	tb.Cleanup(func() {
+		l.stop()
+		if tb.Failed() {
+			tb.Logf("emulator output:\n%s", l.out.String())
+		}
+	})
+	WaitFor(tb, 20*time.Second, "the emulator to listen on "+addr, func() bool {
+		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return l
+}
+
+// Invoke posts payload to the function and returns the reply body and the latency.
+func (l *Lambda) Invoke(tb testing.TB, payload []byte) ([]byte, time.Duration) {
+	tb.Helper()
+	start := time.Now()
+	resp, err := http.Post(l.URL, "application/json", bytes.NewReader(payload))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	elapsed := time.Since(start)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		tb.Fatalf("invoke: status %d, %v: %s", resp.StatusCode, err, body)
+	}
+	return body, elapsed
+}
+
+// Output returns what the emulator and the function printed so far.
+func (l *Lambda) Output() string { return l.out.String() }
+
+// Stop stops the emulator and the function; it is idempotent.
+func (l *Lambda) Stop() { l.stop() }
+
+// WaitFor polls cond every 20ms until it holds, for at most limit.
+func WaitFor(tb testing.TB, limit time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(limit)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("gave up waiting %v for %s", limit, what)
+		}
+		<-tick.C
+	}
+}
+
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
