@@ -79,11 +79,7 @@ func startDev(ctx context.Context, listen, upstream, backend string, logs io.Wri
 			return os.Getenv(k)
 		}
 	}
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	stores, err := cfg.Build(ctx, config.Options{})
+	cfg, stores, err := config.Open(ctx, getenv, config.Options{})
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -41,11 +41,7 @@ func hello(ctx context.Context, e events.APIGatewayV2HTTPRequest) (events.APIGat
 
 // newHandler wires the environment's stores into a gate and wraps hello.
 func newHandler(ctx context.Context, getenv func(string) string) (middleware.V2Handler, error) {
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, err
-	}
-	stores, err := cfg.Build(ctx, config.Options{})
+	cfg, stores, err := config.Open(ctx, getenv, config.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -31,11 +31,7 @@ func main() {
 }
 
 func setup(ctx context.Context) (*authorizer.Handler, error) {
-	cfg, err := config.Load(os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	stores, err := cfg.Build(ctx, config.Options{})
+	cfg, stores, err := config.Open(ctx, os.Getenv, config.Options{})
 	if err != nil {
 		return nil, err
 	}

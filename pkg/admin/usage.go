@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"net/http"
-	"net/netip"
 	"slices"
 	"time"
 
@@ -96,7 +95,7 @@ func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[stri
 	case keyID == "" && ip == "", keyID != "" && ip != "":
 		return identity{}, paramError("key_id", "give key_id (a key of the tenant) or ip (a client of its anonymous routes): one of them")
 	case ip != "":
-		norm, ok := ipIdentity(ip)
+		norm, ok := tenant.ClientAddress(ip)
 		if !ok {
 			e := paramError("ip", "must be an IPv4 or IPv6 address")
 			e.value = ip
@@ -112,25 +111,6 @@ func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[stri
 		return identity{}, err
 	}
 	return identity{keyID: keyID, counter: tenant.IdentityKey(keyID)}, nil
-}
-
-// ipIdentity returns the address an anonymous client is limited by, as the gate
-// computes it: the IPv4 address, or the /64 of an IPv6 address (IPv4-mapped IPv6
-// addresses count as IPv4).
-func ipIdentity(s string) (string, bool) {
-	addr, err := netip.ParseAddr(s)
-	if err != nil {
-		return "", false
-	}
-	addr = addr.Unmap()
-	if addr.Is4() {
-		return addr.String(), true
-	}
-	p, err := addr.WithZone("").Prefix(64)
-	if err != nil {
-		return "", false
-	}
-	return p.String(), true
 }
 
 // usageChecks lists the counters the authorizer decides for who, under the same

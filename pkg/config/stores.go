@@ -123,3 +123,17 @@ func (c Config) GateConfig(st *Stores) gate.Config {
 		AnonymousTenant: c.AnonymousTenant,
 	}
 }
+
+// Open loads the configuration through getenv and builds its stores: what every
+// entry point (the functions, `edgelimit dev`, the middleware example) does first.
+func Open(ctx context.Context, getenv func(string) string, opts Options) (Config, *Stores, error) {
+	cfg, err := Load(getenv)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	stores, err := cfg.Build(ctx, opts)
+	if err != nil {
+		return Config{}, nil, err
+	}
+	return cfg, stores, nil
+}

@@ -3,7 +3,6 @@ package gate
 import (
 	"context"
 	"errors"
-	"net/netip"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -89,29 +88,11 @@ func (g *Gate) anonymousCaller(ctx context.Context, req Request, res *Result) (c
 	if !t.t.Active() {
 		return caller{}, g.unauthorized(res, "anonymous tenant suspended")
 	}
-	ip, ok := ipIdentity(req.SourceIP)
+	ip, ok := tenant.ClientAddress(req.SourceIP)
 	if !ok {
 		return caller{}, g.unauthorized(res, "missing API key and no valid source IP")
 	}
 	return caller{tenant: t, route: route, identity: tenant.IdentityIP(ip)}, true
-}
-
-// ipIdentity returns the address an anonymous client is limited by: the IPv4 address,
-// or the /64 of an IPv6 address (IPv4-mapped IPv6 addresses count as IPv4).
-func ipIdentity(s string) (string, bool) {
-	addr, err := netip.ParseAddr(s)
-	if err != nil {
-		return "", false
-	}
-	addr = addr.Unmap()
-	if addr.Is4() {
-		return addr.String(), true
-	}
-	p, err := addr.WithZone("").Prefix(64)
-	if err != nil {
-		return "", false
-	}
-	return p.String(), true
 }
 
 func (g *Gate) unauthorized(res *Result, reason string) bool {

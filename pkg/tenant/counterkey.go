@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -44,3 +45,23 @@ func IdentityKey(keyID string) string { return "k:" + keyID }
 // IdentityIP returns the identity of anonymous requests from source IP ip, for
 // CounterKey.
 func IdentityIP(ip string) string { return "ip:" + ip }
+
+// ClientAddress returns the address an anonymous client is limited by: the IPv4
+// address, or the /64 of an IPv6 address (IPv4-mapped IPv6 addresses count as IPv4),
+// so that one IPv6 host cannot take a fresh quota from each of its addresses. ok is
+// false when s is not an IP address.
+func ClientAddress(s string) (addr string, ok bool) {
+	ip, err := netip.ParseAddr(s)
+	if err != nil {
+		return "", false
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String(), true
+	}
+	p, err := ip.WithZone("").Prefix(64)
+	if err != nil {
+		return "", false
+	}
+	return p.String(), true
+}
