@@ -23,6 +23,7 @@ const (
 	KindArray              // an array of replies, possibly nested
 )
 
+// String names the kind: "nil", "integer", "string" or "array".
 func (k Kind) String() string {
 	switch k {
 	case KindNil:
@@ -148,6 +149,7 @@ type TypeError struct {
 	Want, Got Kind
 }
 
+// Error says which kind was wanted and which came.
 func (e *TypeError) Error() string {
 	return fmt.Sprintf("upstash: reply is %s, want %s", e.Got, e.Want)
 }
@@ -162,6 +164,7 @@ type CommandError struct {
 	Message string // the server's text, e.g. "NOSCRIPT No matching script. Please use EVAL."
 }
 
+// Error returns the server's message and the command it answered.
 func (e *CommandError) Error() string {
 	if e.Command == "" {
 		return "upstash: " + e.Message
@@ -190,6 +193,7 @@ type StatusError struct {
 	Snippet    string
 }
 
+// Error gives the status and a snippet of the body.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("upstash: HTTP %d: %s", e.StatusCode, e.Snippet)
 }
