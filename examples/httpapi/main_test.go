@@ -27,15 +27,26 @@ func TestExampleWithEvents(t *testing.T) {
 		e.RequestContext.HTTP.Method = "GET"
 		return e
 	}
-	for i := range 20 {
+	// The burst of 20 passes; the bucket refills at 10/s in real time here, so allow
+	// for a token or two more on a slow machine before the first 429.
+	allowed := 0
+	var denied events.APIGatewayV2HTTPResponse
+	for range 30 {
 		resp, err := h(context.Background(), event(demoKey))
-		if err != nil || resp.StatusCode != 200 || resp.Body != "hello from GET /hello\n" || resp.Headers["X-Ratelimit-Remaining"] == "" {
-			t.Fatalf("request %d: %d %q %v, err %v", i, resp.StatusCode, resp.Body, resp.Headers, err)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if resp.StatusCode == 429 {
+			denied = resp
+			break
+		}
+		if resp.StatusCode != 200 || resp.Body != "hello from GET /hello\n" || resp.Headers["X-Ratelimit-Remaining"] == "" {
+			t.Fatalf("request %d: %d %q %v", allowed, resp.StatusCode, resp.Body, resp.Headers)
+		}
+		allowed++
 	}
-	resp, _ := h(context.Background(), event(demoKey))
-	if resp.StatusCode != 429 || resp.Headers["Retry-After"] == "" {
-		t.Fatalf("21st request: %d %v, want 429 with Retry-After", resp.StatusCode, resp.Headers)
+	if allowed < 20 || denied.StatusCode != 429 || denied.Headers["Retry-After"] == "" {
+		t.Fatalf("%d allowed, then %d %v: want the burst of 20, then 429 with Retry-After", allowed, denied.StatusCode, denied.Headers)
 	}
 	if resp, _ := h(context.Background(), event("")); resp.StatusCode != 401 {
 		t.Fatalf("no key: %d, want 401", resp.StatusCode)

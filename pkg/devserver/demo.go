@@ -10,8 +10,10 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
-// DemoTenant is the tenant `edgelimit dev` creates: 5 requests per 10 seconds.
-const DemoTenant = `{"id": "demo", "rules": [{"name": "demo", "algorithm": "fixed_window", "limit": 5, "period": "10s"}]}`
+// DemoTenant is the tenant `edgelimit dev` creates: 5 requests per 10 seconds, the
+// window opened by the first request (so that the sixth request within 10 s of the
+// first is denied, wherever the clock stands).
+const DemoTenant = `{"id": "demo", "rules": [{"name": "demo", "algorithm": "fixed_window", "limit": 5, "period": "10s", "anchor": "first_request"}]}`
 
 // EnsureDemo creates the demo tenant unless a tenant "demo" exists, gives it a new API
 // key, and returns the raw key (shown once; only its hash is stored).
