@@ -3,10 +3,12 @@ package gate
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
@@ -37,6 +39,10 @@ type tenantEntry struct {
 	sets   *tenant.Sets
 	found  bool
 	loaded int64
+	// until is the end of the calendar windows current at loaded: the entry is reloaded
+	// there, whatever the TTL, so that a change of time zone made just before a local
+	// midnight cannot let the old zone open a new day (a second quota).
+	until int64
 }
 
 func newConfigCache(store tenantstore.Store, ttl, maxStale time.Duration, max int) *configCache {
@@ -98,7 +104,7 @@ func (e keyEntry) result() (apikey.Record, error) {
 // error. A reload that finds the same version and generation keeps the compiled rules.
 func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *int) (*tenantEntry, error) {
 	e, ok := c.tenants.get(id)
-	if ok && c.fresh(e.loaded, now) {
+	if ok && c.fresh(e.loaded, now) && now < e.until {
 		return e.result()
 	}
 	*calls++
@@ -111,7 +117,7 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 		}
 		e = next
 	case errors.Is(err, tenantstore.ErrNotFound):
-		e = tenantEntry{loaded: now}
+		e = tenantEntry{loaded: now, until: math.MaxInt64}
 	case ok && c.usable(e.loaded, now):
 		return e.result()
 	default:
@@ -127,13 +133,32 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 // version and generation.
 func compile(t tenant.Tenant, prev tenantEntry, hadPrev bool, now int64) (tenantEntry, error) {
 	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation {
-		return tenantEntry{t: prev.t, sets: prev.sets, found: true, loaded: now}, nil
+		return tenantEntry{t: prev.t, sets: prev.sets, found: true, loaded: now, until: windowsEnd(prev.sets, now)}, nil
 	}
 	sets, err := t.Sets()
 	if err != nil {
 		return tenantEntry{}, err
 	}
-	return tenantEntry{t: t, sets: sets, found: true, loaded: now}, nil
+	return tenantEntry{t: t, sets: sets, found: true, loaded: now, until: windowsEnd(sets, now)}, nil
+}
+
+// windowsEnd returns the earliest end of the calendar windows (day, week, month) of
+// sets at now, or math.MaxInt64 when they have none.
+func windowsEnd(sets *tenant.Sets, now int64) int64 {
+	end := int64(math.MaxInt64)
+	all := []*limiter.Set{sets.Tenant}
+	for _, r := range sets.Routes {
+		all = append(all, r.Set)
+	}
+	for _, set := range all {
+		for i := range set.Len() {
+			if set.Rule(i).Period.IsCalendar() {
+				_, e := set.Window(i, now)
+				end = min(end, e)
+			}
+		}
+	}
+	return end
 }
 
 func (e tenantEntry) result() (*tenantEntry, error) {
