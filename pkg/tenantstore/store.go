@@ -3,7 +3,9 @@ package tenantstore
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
@@ -150,4 +152,28 @@ func ListLimit(limit int) int {
 		return MaxListLimit
 	}
 	return limit
+}
+
+// DecodeRecord reads a key record that a store kept as JSON.
+func DecodeRecord(doc string) (apikey.Record, error) {
+	var rec apikey.Record
+	if err := json.Unmarshal([]byte(doc), &rec); err != nil {
+		return apikey.Record{}, fmt.Errorf("tenantstore: stored key record: %w", err)
+	}
+	return rec, nil
+}
+
+// DecodeRecords reads a tenant's key records kept as JSON (key id -> record) and sorts
+// them as ListKeys returns them.
+func DecodeRecords(docs map[string]string) ([]apikey.Record, error) {
+	out := make([]apikey.Record, 0, len(docs))
+	for _, doc := range docs {
+		rec, err := DecodeRecord(doc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	SortKeys(out)
+	return out, nil
 }

@@ -2,7 +2,6 @@ package dynamodb
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
@@ -77,15 +75,6 @@ func numberAttr(item map[string]types.AttributeValue, name string) (int64, error
 	return v, nil
 }
 
-// decodeRecord reads a key record's JSON.
-func decodeRecord(doc string) (apikey.Record, error) {
-	var rec apikey.Record
-	if err := json.Unmarshal([]byte(doc), &rec); err != nil {
-		return apikey.Record{}, fmt.Errorf("tenantstore/dynamodb: stored key record: %w", err)
-	}
-	return rec, nil
-}
-
 // Delete removes the tenant and its key items in one transaction, conditioned on the
 // version and on keyrev (so that no key added after the read survives), retried when
 // the keys changed in between.
@@ -121,7 +110,7 @@ func (s *Store) deleteItems(id string, st keyState) ([]types.TransactWriteItem, 
 		ExpressionAttributeValues: map[string]types.AttributeValue{":if": num(st.version), ":kr": num(st.keyrev)},
 	}}}
 	for _, doc := range st.keys {
-		rec, err := decodeRecord(doc)
+		rec, err := tenantstore.DecodeRecord(doc)
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,7 @@ func (s *Store) LookupKey(ctx context.Context, hash string) (apikey.Record, erro
 	if !ok {
 		return apikey.Record{}, tenantstore.ErrNotFound
 	}
-	rec, err := decodeRecord(doc.Value)
+	rec, err := tenantstore.DecodeRecord(doc.Value)
 	if err != nil {
 		return apikey.Record{}, err
 	}
@@ -105,16 +105,7 @@ func (s *Store) ListKeys(ctx context.Context, tenantID string) ([]apikey.Record,
 	if err != nil {
 		return nil, err
 	}
-	out := make([]apikey.Record, 0, len(st.keys))
-	for _, doc := range st.keys {
-		rec, err := decodeRecord(doc)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
-	tenantstore.SortKeys(out)
-	return out, nil
+	return tenantstore.DecodeRecords(st.keys)
 }
 
 // RevokeKey rewrites the record on the tenant item and the key item in one transaction,
@@ -180,7 +171,7 @@ func (s *Store) changeKey(ctx context.Context, tenantID, keyID string, plan func
 		if !ok {
 			return tenantstore.ErrNotFound
 		}
-		rec, err := decodeRecord(old)
+		rec, err := tenantstore.DecodeRecord(old)
 		if err != nil {
 			return err
 		}

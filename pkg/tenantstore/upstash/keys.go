@@ -71,14 +71,6 @@ func stringsOf(r rest.Reply, nils bool) ([]string, error) {
 	return out, nil
 }
 
-func decodeRecord(doc string) (apikey.Record, error) {
-	var rec apikey.Record
-	if err := json.Unmarshal([]byte(doc), &rec); err != nil {
-		return apikey.Record{}, fmt.Errorf("tenantstore/upstash: stored key record: %w", err)
-	}
-	return rec, nil
-}
-
 // Delete removes the tenant and its keys in one script, conditioned on the version
 // and on the keyrev read with the keys.
 func (s *Store) Delete(ctx context.Context, id string, ifVersion int64) error {
@@ -92,7 +84,7 @@ func (s *Store) Delete(ctx context.Context, id string, ifVersion int64) error {
 		}
 		keys := []string{s.tenantKey(id), s.idsKey(), s.keysKey(id)}
 		for _, doc := range st.keys {
-			rec, err := decodeRecord(doc)
+			rec, err := tenantstore.DecodeRecord(doc)
 			if err != nil {
 				return err
 			}
@@ -153,7 +145,7 @@ func (s *Store) LookupKey(ctx context.Context, hash string) (apikey.Record, erro
 	if err != nil {
 		return apikey.Record{}, fmt.Errorf("tenantstore/upstash: lookup key: %w", err)
 	}
-	rec, err := decodeRecord(doc)
+	rec, err := tenantstore.DecodeRecord(doc)
 	if err != nil {
 		return apikey.Record{}, err
 	}
@@ -166,16 +158,7 @@ func (s *Store) ListKeys(ctx context.Context, tenantID string) ([]apikey.Record,
 	if err != nil {
 		return nil, err
 	}
-	out := make([]apikey.Record, 0, len(st.keys))
-	for _, doc := range st.keys {
-		rec, err := decodeRecord(doc)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
-	tenantstore.SortKeys(out)
-	return out, nil
+	return tenantstore.DecodeRecords(st.keys)
 }
 
 // RevokeKey rewrites the record, when it is still the one read.
@@ -210,7 +193,7 @@ func (s *Store) changeKey(ctx context.Context, tenantID, keyID string, plan func
 		if !ok {
 			return tenantstore.ErrNotFound
 		}
-		rec, err := decodeRecord(old)
+		rec, err := tenantstore.DecodeRecord(old)
 		if err != nil {
 			return err
 		}
