@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
 // The template's functions, their Makefile targets' packages.
@@ -18,7 +20,7 @@ var functions = []struct{ logicalID, pkg string }{
 }
 
 func TestBuildTargets(t *testing.T) {
-	root := moduleRoot(t)
+	root := testenv.ModuleRoot(t)
 	requireTools(t)
 	if testing.Short() {
 		t.Skip("-short: skipping the Lambda builds")
@@ -57,7 +59,7 @@ func TestBuildTargets(t *testing.T) {
 // Without ARTIFACTS_DIR the targets stop with a message instead of writing /bootstrap.
 // A stand-in go on PATH makes sure nothing is built should the guard go missing.
 func TestBuildTargetNeedsArtifactsDir(t *testing.T) {
-	root := moduleRoot(t)
+	root := testenv.ModuleRoot(t)
 	requireTools(t)
 	bin := t.TempDir()
 	fakeGo := "#!/bin/sh\necho 'go was called' >&2\nexit 1\n"
@@ -172,24 +174,5 @@ func requireTools(t *testing.T) {
 			}
 			t.Skipf("%s is not on PATH: %v", tool, err)
 		}
-	}
-}
-
-// moduleRoot returns the folder holding go.mod and the Makefile, above the test's folder.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = parent
 	}
 }

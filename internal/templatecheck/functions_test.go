@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
 // Each function is an arm64 provided.al2023 "bootstrap" that `sam build` makes with the
@@ -16,7 +18,7 @@ func TestFunctionsAreMakefileBuiltArm64Bootstraps(t *testing.T) {
 	if _, ok := tmpl["Globals"]; ok {
 		t.Error("template.yaml has Globals: put the properties on each function (goformation does not apply Globals)")
 	}
-	root := repoRoot(t)
+	root := testenv.ModuleRoot(t)
 	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
 		t.Fatal(err)

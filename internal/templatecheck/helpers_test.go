@@ -1,12 +1,13 @@
 package templatecheck
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
 // The template's logical ids and names that the tests pin (template.yaml).
@@ -26,29 +27,10 @@ var (
 	loadErr  error
 )
 
-// repoRoot returns the module root: the nearest folder above the test holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = parent
-	}
-}
-
 // load returns the parsed template.yaml, read once per test binary.
 func load(t testing.TB) map[string]any {
 	t.Helper()
-	root := repoRoot(t)
+	root := testenv.ModuleRoot(t)
 	loadOnce.Do(func() { loaded, loadErr = ParseFile(filepath.Join(root, "template.yaml")) })
 	if loadErr != nil {
 		t.Fatal(loadErr)

@@ -3,6 +3,8 @@ package templatecheck
 import (
 	"os/exec"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
 // cfn-lint (a pip package, on the project's CI image, with the SAM translator it runs
@@ -17,7 +19,7 @@ func TestCfnLint(t *testing.T) {
 		t.Skipf("cfn-lint is not on PATH (pip install cfn-lint to run this check): %v", err)
 	}
 	cmd := exec.Command(path, "--format", "parseable", "template.yaml")
-	cmd.Dir = repoRoot(t)
+	cmd.Dir = testenv.ModuleRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("cfn-lint template.yaml: %v\n%s", err, out)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/config"
 )
 
@@ -25,7 +26,7 @@ var documentedVariables = []string{
 
 func TestEnvironmentVariablesAreDocumented(t *testing.T) {
 	tmpl := load(t)
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
 // samconfig.toml makes `sam build && sam deploy --guided` the whole deployment: a
 // default stack name, CAPABILITY_IAM (the functions' roles), a managed artifacts
 // bucket, a change set to confirm, and overrides that the template accepts.
 func TestSamconfig(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "samconfig.toml"))
+	data, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "samconfig.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}

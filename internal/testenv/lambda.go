@@ -56,7 +56,7 @@ func BuildBootstrap(tb testing.TB, pkg string) string {
 // `sam local invoke` runs it.
 type Lambda struct {
 	URL  string // the invocations endpoint
-	out  *syncBuffer
+	out  *Buffer
 	stop func()
 }
 
@@ -73,7 +73,7 @@ func StartLambda(tb testing.TB, bootstrap string, env map[string]string) *Lambda
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	l := &Lambda{URL: "http://" + addr + "/2015-03-31/functions/function/invocations", out: &syncBuffer{}}
+	l := &Lambda{URL: "http://" + addr + "/2015-03-31/functions/function/invocations", out: &Buffer{}}
 	cmd.Stdout, cmd.Stderr = l.out, l.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the emulator and its bootstrap, stopped together
 	if err := cmd.Start(); err != nil {
@@ -149,18 +149,22 @@ func freeAddr(tb testing.TB) string {
 	return ln.Addr().String()
 }
 
-type syncBuffer struct {
+// Buffer is a bytes.Buffer safe for concurrent writers, for a process's output or a
+// logger shared by goroutines.
+type Buffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (s *Buffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+// String returns what was written so far.
+func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

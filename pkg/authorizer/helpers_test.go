@@ -1,7 +1,6 @@
 package authorizer_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
 	"github.com/edgelimit/edgelimit/pkg/backends"
 	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
@@ -31,32 +31,14 @@ const (
 	partnerKey = "elk_partner1_qfqzRw1HYfcMy16vQ2rXQmIGSKmBwT7jFJqYacsAPII"
 )
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // harness is a Handler over the events' tenants file and a memory counter store, at a
 // clock the test moves.
 type harness struct {
 	h       *authorizer.Handler
 	now     int64
 	mu      sync.Mutex
-	logs    *syncBuffer
-	metrics *syncBuffer
+	logs    *testenv.Buffer
+	metrics *testenv.Buffer
 }
 
 func (hs *harness) clock() int64 { hs.mu.Lock(); defer hs.mu.Unlock(); return hs.now }
@@ -82,7 +64,7 @@ func newHarnessTo(t testing.TB, mode authorizer.HTTPResponse, counters backends.
 	if counters == nil {
 		counters = bmemory.New(bmemory.Config{})
 	}
-	hs := &harness{now: testNow, logs: &syncBuffer{}, metrics: &syncBuffer{}}
+	hs := &harness{now: testNow, logs: &testenv.Buffer{}, metrics: &testenv.Buffer{}}
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: hs.clock,
 		AnonymousTenant: "public", LatencyBudget: 50 * time.Millisecond})
 	if err != nil {
