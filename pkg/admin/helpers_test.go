@@ -112,8 +112,12 @@ type namespaced struct {
 	ns string
 }
 
-func (s namespaced) Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
-	return s.Store.Decide(ctx, s.ns+key, set, now, cost)
+func (s namespaced) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
+	prefixed := make([]backends.Counter, len(cs))
+	for i, c := range cs {
+		prefixed[i] = backends.Counter{Key: s.ns + c.Key, Set: c.Set}
+	}
+	return s.Store.Decide(ctx, prefixed, now, cost, outs)
 }
 
 func (s namespaced) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {

@@ -20,7 +20,8 @@ type usageJSON struct {
 	Timezone   string `json:"timezone"`
 	At         string `json:"at"`
 	AtLocal    string `json:"at_local"`
-	// Rules holds the tenant-wide rules, then each route's, in the tenant's order.
+	// Rules holds the tenant-wide rules, then each route's, in the tenant's order, by
+	// scope (tenant, key, ip) within each; each rule's JSON carries its scope.
 	Rules   []ruleUsage   `json:"rules"`
 	Pending []pendingZone `json:"pending_zone_changes"`
 }
@@ -46,14 +47,15 @@ type pendingZone struct {
 	EffectiveLocal string `json:"effective_local"`
 }
 
-// identity is whom usage reports on.
+// identity is whom usage reports on: a key, a client address, both or neither.
 type identity struct {
 	keyID, ip string
-	counter   string // tenant.IdentityKey or tenant.IdentityIP
 }
 
-// usage answers GET /tenants/{id}/usage?key_id= (or ?ip=): what each rule has counted
-// for that identity, read with the counter store's Peek (nothing is consumed).
+// usage answers GET /tenants/{id}/usage[?key_id=][&ip=]: what each rule has counted,
+// read with the counter store's Peek (nothing is consumed). Tenant-scope rules are
+// always reported; key-scope rules for key_id (or, for a request without a key, ip);
+// ip-scope rules for ip.
 func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error {
 	q, err := query(r, "key_id", "ip")
 	if err != nil {
@@ -74,7 +76,7 @@ func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error 
 	zone, _ := t.Zone() // Sets succeeded, so the zone loads
 	loc, now := zone.Location(), h.now()
 	out := usageJSON{TenantID: t.ID, KeyID: who.keyID, IP: who.ip, Generation: t.Generation,
-		Timezone: loc.String(), At: formatTime(now), AtLocal: formatLocal(now, loc), Pending: pending(t, now)}
+		Timezone: loc.String(), At: formatTime(now), AtLocal: formatLocal(now, loc), Pending: pending(t, now), Rules: []ruleUsage{}}
 	for _, c := range usageChecks(sets, who) {
 		var outs [limiter.MaxRules]limiter.Outcome
 		if _, err := h.counters.Peek(r.Context(), c.Key, c.Set, now, outs[:c.Set.Len()]); err != nil {
@@ -88,44 +90,57 @@ func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error 
 	return nil
 }
 
-// usageIdentity reads key_id (a key of the tenant, revoked or not) or ip.
+// usageIdentity reads key_id (a key of the tenant, revoked or not) and ip, both
+// optional.
 func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[string]string) (identity, error) {
-	keyID, ip := q["key_id"], q["ip"]
-	switch {
-	case keyID == "" && ip == "", keyID != "" && ip != "":
-		return identity{}, paramError("key_id", "give key_id (a key of the tenant) or ip (a client of its anonymous routes): one of them")
-	case ip != "":
+	who := identity{keyID: q["key_id"]}
+	if ip := q["ip"]; ip != "" {
 		norm, ok := tenant.ClientAddress(ip)
 		if !ok {
 			e := paramError("ip", "must be an IPv4 or IPv6 address")
 			e.value = ip
 			return identity{}, e
 		}
-		return identity{ip: norm, counter: tenant.IdentityIP(norm)}, nil
-	case !apikey.ValidKeyID(keyID):
+		who.ip = norm
+	}
+	if who.keyID == "" {
+		return who, nil
+	}
+	if !apikey.ValidKeyID(who.keyID) {
 		e := paramError("key_id", "must be a key id: 8 lowercase letters or digits, as GET /tenants/{id}/keys lists them")
-		e.value = keyID
+		e.value = who.keyID
 		return identity{}, e
 	}
-	if _, err := h.findKey(ctx, tenantID, keyID); err != nil {
+	if _, err := h.findKey(ctx, tenantID, who.keyID); err != nil {
 		return identity{}, err
 	}
-	return identity{keyID: keyID, counter: tenant.IdentityKey(keyID)}, nil
+	return who, nil
 }
 
 // usageChecks lists the counters the authorizer decides for who, under the same
-// counter keys (tenant.Sets.Checks): the tenant-wide rules, then each route's. An IP
-// identity reaches the anonymous routes only; a key reaches every route.
+// counter keys (tenant.Sets.Checks): the tenant-wide rules, then each route's, leaving
+// out the scopes whose identity who lacks. An address alone (no key) reaches the
+// anonymous routes only.
 func usageChecks(sets *tenant.Sets, who identity) []tenant.Check {
-	checks := []tenant.Check{sets.Checks(nil, who.counter)[0]}
+	caller := tenant.Caller{KeyID: who.keyID, Addr: who.ip}
+	all := sets.Checks(nil, nil, caller)
 	for i := range sets.Routes {
 		rs := &sets.Routes[i]
-		if who.ip != "" && !rs.Route.Anonymous {
+		if who.keyID == "" && who.ip != "" && !rs.Route.Anonymous {
 			continue
 		}
-		checks = append(checks, sets.Checks(rs, who.counter)[0])
+		all = sets.RouteChecks(all, rs, caller)
 	}
-	return checks
+	out := all[:0]
+	for _, c := range all {
+		switch {
+		case c.Scope == limiter.ScopeKey && who.keyID == "" && who.ip == "",
+			c.Scope == limiter.ScopeIP && who.ip == "":
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // ruleUsageOf reports rule i of check c from its peeked outcome o.

@@ -8,14 +8,15 @@ import (
 
 const shop = `{"rules": [
 	{"name": "daily", "algorithm": "fixed_window", "limit": 10, "period": "day"},
-	{"name": "burst", "algorithm": "token_bucket", "limit": 5, "period": "1s"}],
+	{"name": "burst", "algorithm": "token_bucket", "limit": 5, "period": "1s", "scope": "key"}],
   "timezone": "Asia/Tokyo",
   "routes": [
 	{"method": "POST", "resource": "/orders", "rules": [{"name": "orders", "algorithm": "sliding_window", "limit": 3, "period": "1m"}]},
 	{"method": "GET", "resource": "/health", "anonymous": true, "rules": [{"name": "health", "algorithm": "fixed_window", "limit": 4, "period": "1s"}]}]}`
 
-// TestUsage spends through the gate, per key and per anonymous client, and reads each
-// rule's counters back through usage under the same counter keys.
+// TestUsage spends through the gate, with a key and as anonymous clients, and reads each
+// rule's counters back through usage under the same counter keys: daily and orders are
+// the tenant's (one counter), burst is the key's, health the client address's.
 func TestUsage(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		e.create("shop", shop)
@@ -27,7 +28,8 @@ func TestUsage(t *testing.T) {
 			}
 		}
 		u := e.usage("shop", keyID)
-		if u.KeyID != keyID || u.IP != "" || u.Timezone != "Asia/Tokyo" || u.At != rfc3339(t0) || len(u.Rules) != 4 || len(u.Pending) != 0 {
+		// daily, burst and orders; health counts per address, and no ip was given.
+		if u.KeyID != keyID || u.IP != "" || u.Timezone != "Asia/Tokyo" || u.At != rfc3339(t0) || len(u.Rules) != 3 || len(u.Pending) != 0 {
 			t.Fatalf("usage %+v", u)
 		}
 		// t0 is 21:00 in Tokyo: the day ends at 15:00 UTC.
@@ -43,14 +45,17 @@ func TestUsage(t *testing.T) {
 		if orders := u.Rules[u.rule(t, "POST /orders", "orders")]; orders.Used != 2 || orders.Remaining != 1 || orders.WindowStart != "2026-01-10T12:00:00Z" {
 			t.Errorf("orders %+v", orders)
 		}
-		if health := u.Rules[u.rule(t, "GET /health", "health")]; health.Used != 0 || health.Remaining != 4 {
-			t.Errorf("health %+v", health)
+		var tenantOnly usageBody
+		e.do("GET", "/tenants/shop/usage", "").want(t, 200).json(t, &tenantOnly)
+		if len(tenantOnly.Rules) != 2 || tenantOnly.Rules[tenantOnly.rule(t, "", "daily")].Used != 2 {
+			t.Errorf("usage without an identity: the tenant's counters, daily and orders: %+v", tenantOnly.Rules)
 		}
 
 		checkAnonymousUsage(t, e, g)
-		// The key's counters are its own.
-		if u := e.usage("shop", keyID); u.Rules[u.rule(t, "", "daily")].Used != 2 {
-			t.Errorf("the key's daily after anonymous requests: %+v", u.Rules)
+		// The tenant's daily counts the anonymous requests too; the key's burst is its own.
+		u = e.usage("shop", keyID)
+		if d, b := u.Rules[u.rule(t, "", "daily")], u.Rules[u.rule(t, "", "burst")]; d.Used != 6 || b.Used != 2 {
+			t.Errorf("after 4 anonymous requests: daily %+v (want 6 used), burst %+v (want 2)", d, b)
 		}
 	})
 }
@@ -73,8 +78,9 @@ func checkAnonymousUsage(t *testing.T, e *env, g *gate.Gate) {
 		if h := a.Rules[a.rule(t, "GET /health", "health")]; h.Used != 2 {
 			t.Errorf("health of %s: %+v", ip, h)
 		}
-		if d := a.Rules[a.rule(t, "", "daily")]; d.Used != 2 {
-			t.Errorf("daily of %s: %+v", ip, d)
+		// A key-scope rule counts a request without a key under its address.
+		if b := a.Rules[a.rule(t, "", "burst")]; b.Used != 2 {
+			t.Errorf("burst of %s: %+v", ip, b)
 		}
 	}
 }

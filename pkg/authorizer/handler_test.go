@@ -101,8 +101,8 @@ func TestUsageIdentifierAPIKey(t *testing.T) {
 // failingStore is a counter store that is down.
 type failingStore struct{ backends.Store }
 
-func (failingStore) Decide(context.Context, string, *limiter.Set, int64, int64) (limiter.Decision, error) {
-	return limiter.Decision{}, errors.New("connection refused")
+func (failingStore) Decide(context.Context, []backends.Counter, int64, int64, []limiter.Decision) error {
+	return errors.New("connection refused")
 }
 
 // A store failure is answered with the tenant's fail mode, never returned as an error.
@@ -153,7 +153,7 @@ func TestObservability(t *testing.T) {
 		}
 	}
 	logs := lines(t, hs.logs.String())
-	if len(logs) != 3 || logs[0]["tenant"] != "demo" || logs[0]["allowed"] != true || logs[0]["round_trips"] != 1.0 || logs[2]["round_trips"] != 2.0 || logs[1]["status"] != "unauthorized" {
+	if len(logs) != 3 || logs[0]["tenant"] != "demo" || logs[0]["allowed"] != true || logs[0]["round_trips"] != 1.0 || logs[2]["round_trips"] != 1.0 || logs[1]["status"] != "unauthorized" {
 		t.Fatalf("log lines: %v", logs)
 	}
 	docs := lines(t, hs.metrics.String())

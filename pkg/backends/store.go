@@ -12,14 +12,36 @@ import (
 // (microseconds since the Unix epoch); a Store never reads a clock of its own unless it
 // documents an option that does.
 type Store interface {
-	// Decide decides a request of cost for key against set at instant now, and when it
-	// is allowed consumes it from every rule, in one atomic step.
-	Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error)
+	// Decide decides one request of cost at instant now against every counter of cs
+	// (1 to MaxCounters, distinct keys), in one atomic step: the request is allowed only
+	// if every rule of every counter allows it, and is then consumed from all of them;
+	// a denial consumes nothing anywhere. outs must have len(cs): outs[i] receives
+	// counter i's Decision, as limiter.DecideAll defines it, and limiter.Join folds them
+	// into the request's answer. The error is an input error (wrapping ErrKey, or a
+	// *limiter.CostError, ...) or a backend failure; a denial is not an error.
+	Decide(ctx context.Context, cs []Counter, now, cost int64, outs []limiter.Decision) error
 	// Peek reports what a request of cost 1 would get at now without consuming; when
 	// outs has room for every rule it receives each rule's Outcome.
 	Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error)
 	// Reset forgets key's state: its next request is treated as a new key's.
 	Reset(ctx context.Context, key string) error
+}
+
+// Counter is one counter a request touches: the rules of Set, counted under Key.
+type Counter struct {
+	Key string
+	Set *limiter.Set
+}
+
+// MaxCounters is the most counters one Decide call takes: a route's and the tenant's
+// rules, in each of the three scopes.
+const MaxCounters = 6
+
+// DecideOne decides a request of cost for one key against set: Decide with one counter.
+func DecideOne(ctx context.Context, s Store, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+	var out [1]limiter.Decision
+	err := s.Decide(ctx, []Counter{{Key: key, Set: set}}, now, cost, out[:])
+	return out[0], err
 }
 
 // MaxKeyLen is the longest key a Store accepts, in bytes.
@@ -39,9 +61,32 @@ func CheckKey(key string) error {
 	return nil
 }
 
-// CheckRequest validates what Decide receives before any backend work: the key, the
-// cost against the set's capacities, and the instant. Every Store calls it first, so
-// bad input is rejected alike everywhere and changes nothing.
+// CheckCounters validates what Decide receives before any backend work: 1 to
+// MaxCounters counters with distinct keys, each checked as CheckRequest checks one, and
+// outs of the same length. Every Store calls it first, so bad input is rejected alike
+// everywhere and changes nothing.
+func CheckCounters(cs []Counter, now, cost int64, outs []limiter.Decision) error {
+	if len(cs) == 0 || len(cs) > MaxCounters {
+		return fmt.Errorf("%d counters: a decision takes 1 to %d", len(cs), MaxCounters)
+	}
+	if len(outs) != len(cs) {
+		return fmt.Errorf("%d decisions for %d counters", len(outs), len(cs))
+	}
+	for i, c := range cs {
+		if err := CheckRequest(c.Key, c.Set, now, cost); err != nil {
+			return err
+		}
+		for _, d := range cs[:i] {
+			if d.Key == c.Key {
+				return fmt.Errorf("%w: %q appears twice in one decision", ErrKey, c.Key)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckRequest validates one counter's key, the cost against the set's capacities, and
+// the instant, as Peek receives them.
 func CheckRequest(key string, set *limiter.Set, now, cost int64) error {
 	if err := CheckKey(key); err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
@@ -146,11 +145,12 @@ func compile(t tenant.Tenant, prev tenantEntry, hadPrev bool, now int64) (tenant
 // sets at now, or math.MaxInt64 when they have none.
 func windowsEnd(sets *tenant.Sets, now int64) int64 {
 	end := int64(math.MaxInt64)
-	all := []*limiter.Set{sets.Tenant}
+	all := sets.Tenant
 	for _, r := range sets.Routes {
-		all = append(all, r.Set)
+		all = append(all[:len(all):len(all)], r.Sets...)
 	}
-	for _, set := range all {
+	for _, ss := range all {
+		set := ss.Set
 		for i := range set.Len() {
 			if set.Rule(i).Period.IsCalendar() {
 				_, e := set.Window(i, now)

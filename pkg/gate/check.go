@@ -9,11 +9,12 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// caller is who a request is limited as: a tenant, a route of it and an identity.
+// caller is who a request is limited as: a tenant, a route of it and who sent it.
 type caller struct {
 	tenant   *tenantEntry
 	route    *tenant.RouteSet
-	identity string
+	who      tenant.Caller
+	identity string // tenant.IdentityKey or tenant.IdentityIP of who, for the Result
 }
 
 // Check decides req: see the package doc for the path it takes. The error is non-nil
@@ -67,7 +68,9 @@ func (g *Gate) identify(ctx context.Context, req Request, res *Result) (caller, 
 		return caller{}, g.unauthorized(res, "tenant suspended")
 	}
 	route, _ := t.sets.Match(req.Method, req.Resource)
-	return caller{tenant: t, route: route, identity: tenant.IdentityKey(rec.KeyID)}, true
+	addr, _ := tenant.ClientAddress(req.SourceIP)
+	who := tenant.Caller{KeyID: rec.KeyID, Addr: addr}
+	return caller{tenant: t, route: route, who: who, identity: tenant.IdentityKey(rec.KeyID)}, true
 }
 
 // anonymousCaller identifies a request without an API key: per source IP under the
@@ -92,7 +95,7 @@ func (g *Gate) anonymousCaller(ctx context.Context, req Request, res *Result) (c
 	if !ok {
 		return caller{}, g.unauthorized(res, "missing API key and no valid source IP")
 	}
-	return caller{tenant: t, route: route, identity: tenant.IdentityIP(ip)}, true
+	return caller{tenant: t, route: route, who: tenant.Caller{Addr: ip}, identity: tenant.IdentityIP(ip)}, true
 }
 
 func (g *Gate) unauthorized(res *Result, reason string) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -16,63 +17,63 @@ func (g *Gate) decide(ctx context.Context, cost int64, who caller, res *Result) 
 	if who.route != nil {
 		res.Route = who.route.Route.Name()
 	}
-	var buf [2]tenant.Check
-	checks := append(buf[:0], who.tenant.sets.Checks(who.route, who.identity)...)
+	var buf [backends.MaxCounters]tenant.Check
+	checks := who.tenant.sets.Checks(buf[:0], who.route, who.who)
 	for _, c := range checks {
 		if err := c.Set.CheckCost(cost); err != nil {
 			res.Status, res.Reason = 0, err.Error()
 			return err
 		}
 	}
-	for _, c := range checks {
+	res.Checks = checks
+	for i, c := range checks {
 		if d, ok := g.denials.get(c.Key, c.Set, res.Now, cost); ok {
-			g.report(res, c.Set, d, "over limit (denial cache)")
+			g.report(res, i, d, "over limit (denial cache)")
 			res.Cached = true
 			return nil
 		}
 	}
-	return g.decideChecks(ctx, cost, who, checks, res)
+	return g.decideChecks(ctx, cost, who, res)
 }
 
-// decideChecks calls the store for each check in order, stopping at the first denial.
-func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, checks []tenant.Check, res *Result) error {
-	var best limiter.Decision
-	var bestSet *limiter.Set
-	for i, c := range checks {
-		start := time.Now()
-		d, err := g.counters.Decide(ctx, c.Key, c.Set, res.Now, cost)
-		res.StoreCalls++
-		res.StoreLatency += time.Since(start)
-		if err != nil {
-			var ce *limiter.CostError
-			if errors.As(err, &ce) {
-				return err
-			}
-			g.failWith(res, who.tenant.t.FailMode, c.Set, "counter store: "+err.Error())
-			return nil
-		}
-		if !d.Allowed {
-			g.denials.put(c.Key, c.Set, res.Now, cost, d)
-			g.report(res, c.Set, d, "over limit")
-			return nil
-		}
-		if i == 0 || d.Remaining < best.Remaining {
-			delay := max(d.Delay, best.Delay)
-			best, bestSet = d, c.Set
-			best.Delay = delay
-		} else {
-			best.Delay = max(best.Delay, d.Delay)
-		}
+// decideChecks decides every check of res in one store call.
+func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Result) error {
+	var cs [backends.MaxCounters]backends.Counter
+	var outs [backends.MaxCounters]limiter.Decision
+	n := len(res.Checks)
+	for i, c := range res.Checks {
+		cs[i] = backends.Counter{Key: c.Key, Set: c.Set}
 	}
-	g.report(res, bestSet, best, "allowed")
+	start := time.Now()
+	err := g.counters.Decide(ctx, cs[:n], res.Now, cost, outs[:n])
+	res.StoreCalls++
+	res.StoreLatency += time.Since(start)
+	if err != nil {
+		var ce *limiter.CostError
+		if errors.As(err, &ce) {
+			return err
+		}
+		g.failWith(res, who.tenant.t.FailMode, res.Checks[0].Set, "counter store: "+err.Error())
+		return nil
+	}
+	for i, c := range res.Checks {
+		g.denials.put(c.Key, c.Set, res.Now, cost, outs[i]) // denials only
+	}
+	d, at := limiter.Join(outs[:n])
+	reason := "allowed"
+	if !d.Allowed {
+		reason = "over limit"
+	}
+	g.report(res, at, d, reason)
 	return nil
 }
 
-// report fills res with decision d of set.
-func (g *Gate) report(res *Result, set *limiter.Set, d limiter.Decision, reason string) {
-	res.Set, res.Decision, res.Reason = set, d, reason
-	if d.Rule >= 0 && d.Rule < set.Len() {
-		res.Rule = set.Rule(d.Rule).Name
+// report fills res with decision d, reported by check at.
+func (g *Gate) report(res *Result, at int, d limiter.Decision, reason string) {
+	c := res.Checks[at]
+	res.Set, res.Scope, res.Decision, res.Reason = c.Set, c.Scope, d, reason
+	if d.Rule >= 0 && d.Rule < c.Set.Len() {
+		res.Rule = c.Set.Rule(d.Rule).Name
 	}
 	res.Status = Denied
 	if d.Allowed {

@@ -67,8 +67,9 @@ func mustTenant(t *testing.T, js string) tenant.Tenant {
 	return tn
 }
 
-// The route is decided first, then the tenant-wide rules; the first denial stops.
-func TestRouteThenTenant(t *testing.T) {
+// The route's rules and the tenant-wide rules are decided as one, in one store call: a
+// route denial consumes nothing from the tenant's counters.
+func TestRouteAndTenantInOneCall(t *testing.T) {
 	f := newFixture(t, nil)
 	orders := gate.Request{Method: "POST", Resource: "/orders", APIKey: f.key}
 	steps := []struct {
@@ -79,9 +80,9 @@ func TestRouteThenTenant(t *testing.T) {
 		wantRemaining int64
 		wantCalls     int
 	}{
-		{"route 1 of 2, tenant 1 of 5", orders, gate.Allowed, "orders", 1, 2},
-		{"route 2 of 2, tenant 2 of 5", orders, gate.Allowed, "orders", 0, 2},
-		{"route denies first: the tenant is not asked", orders, gate.Denied, "orders", 0, 1},
+		{"route 1 of 2, tenant 1 of 5", orders, gate.Allowed, "orders", 1, 1},
+		{"route 2 of 2, tenant 2 of 5", orders, gate.Allowed, "orders", 0, 1},
+		{"the route denies: nothing is consumed", orders, gate.Denied, "orders", 0, 1},
 		{"other route: tenant 3 of 5", gate.Request{Method: "GET", Resource: "/orders", APIKey: f.key}, gate.Allowed, "minute", 2, 1},
 	}
 	for _, s := range steps {

@@ -104,15 +104,15 @@ type countingStore struct {
 	fail  func(ctx context.Context) error
 }
 
-func (s *countingStore) Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+func (s *countingStore) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
 	s.calls.Add(1)
 	s.mu.Lock()
 	fail := s.fail
 	s.mu.Unlock()
 	if fail != nil {
-		return limiter.Decision{}, fail(ctx)
+		return fail(ctx)
 	}
-	return s.next.Decide(ctx, key, set, now, cost)
+	return s.next.Decide(ctx, cs, now, cost, outs)
 }
 
 func (s *countingStore) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // Request is what the gate needs to know of one request.
@@ -54,7 +55,8 @@ type Result struct {
 	Status Status
 	// TenantID is the tenant the request was decided under, when known.
 	TenantID string
-	// Identity is who was limited: tenant.IdentityKey(keyID) or tenant.IdentityIP(ip).
+	// Identity is who sent the request: tenant.IdentityKey(keyID), or
+	// tenant.IdentityIP(ip) for a request without a key.
 	Identity string
 	// Route is the matched route's name, or "" for the tenant-wide rules only.
 	Route string
@@ -63,8 +65,14 @@ type Result struct {
 	// Decision is the deciding check's limiter.Decision (see the package doc for which
 	// check that is); for a failure it is synthesised by the fail mode.
 	Decision limiter.Decision
-	// Set is the rule set that decided, for headers; nil when no tenant was known.
-	Set *limiter.Set
+	// Set is the rule set of the check reported in Decision, nil when no tenant was
+	// known; Scope is that check's scope.
+	Set   *limiter.Set
+	Scope limiter.Scope
+	// Checks are the counters the request touched (route first, then tenant-wide; one
+	// per scope), decided as one; nil when no tenant was known. Headers list the
+	// policies of every check.
+	Checks []tenant.Check
 	// Now is the instant of the decision (microseconds since the Unix epoch).
 	Now int64
 	// FailOpen is set when the store failed and the tenant's fail mode let it through.
@@ -75,7 +83,7 @@ type Result struct {
 	Shadow bool
 	// Cached is set when the denial cache answered without a store call.
 	Cached bool
-	// StoreCalls counts the counter store's Decide calls; ConfigCalls the tenant
+	// StoreCalls counts the counter store's Decide calls (at most one); ConfigCalls the tenant
 	// store's calls (cache misses).
 	StoreCalls, ConfigCalls int
 	// StoreLatency is the time spent in the counter store's calls.

@@ -45,6 +45,9 @@ const (
 //	{"name": "burst", "algorithm": "token_bucket", "limit": 100, "period": "1s", "burst": 500}
 //	{"name": "daily", "algorithm": "fixed_window", "limit": 10000, "period": "day"}
 //
+// Scope says whose requests one counter of the rule counts (see Scope); the limiter
+// itself ignores it, and tenants fill in its default.
+//
 // Name is optional (default: the algorithm's name) and unique within a Set; it is made
 // of letters, digits, '_', '-' and '.', at most 64 bytes. Limit and Burst are JSON
 // integers from 1 to MaxLimit. Burst is for the buckets only (default Limit). Period is
@@ -57,6 +60,7 @@ type Rule struct {
 	Period    Period    `json:"period"`
 	Burst     int64     `json:"burst,omitempty"`
 	Anchor    Anchor    `json:"anchor,omitempty"`
+	Scope     Scope     `json:"scope,omitempty"`
 }
 
 // IsBucket reports whether the rule is a token or leaky bucket.
@@ -105,7 +109,10 @@ func (r Rule) Validate() error {
 	if err := r.validateBurst(); err != nil {
 		return err
 	}
-	return r.validateAnchor()
+	if err := r.validateAnchor(); err != nil {
+		return err
+	}
+	return r.Scope.validate()
 }
 
 const algorithmList = "fixed_window, sliding_log, sliding_window, token_bucket, leaky_bucket"
@@ -186,6 +193,7 @@ type ruleJSON struct {
 	Period    *json.RawMessage `json:"period"`
 	Burst     *json.RawMessage `json:"burst"`
 	Anchor    *string          `json:"anchor"`
+	Scope     *string          `json:"scope"`
 }
 
 // UnmarshalJSON decodes a rule strictly (unknown fields and non-integer counts are
@@ -206,6 +214,9 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	}
 	if raw.Anchor != nil {
 		out.Anchor = Anchor(*raw.Anchor)
+	}
+	if raw.Scope != nil {
+		out.Scope = Scope(*raw.Scope)
 	}
 	var err error
 	if out.Limit, err = decodeCount("limit", raw.Limit); err != nil {

@@ -12,8 +12,8 @@ const counterKeyVersion = "c1"
 
 // CounterKey returns the key under which a backend counts requests of identity to
 // route of tenant tenantID in generation generation. route is "" for the tenant-wide
-// rules, or a Route's Name; identity is who is limited, such as IdentityKey(keyID) or
-// IdentityIP(ip).
+// rules, or a Route's Name; identity is who is limited: IdentityTenant, IdentityKey(keyID) or
+// IdentityIP(ip) (Caller.Identity).
 //
 // Every part is written with its length in front ("c1|4:acme|0|16:GET /orders/{id}|10:k:ab12cd34"),
 // so the encoding is injective: two different tuples never give the same key, whatever
@@ -38,12 +38,16 @@ func writePart(b *strings.Builder, s string) {
 	b.WriteString(s)
 }
 
+// IdentityTenant is the identity of a tenant-scope counter: every request of the
+// tenant, for CounterKey.
+const IdentityTenant = "t"
+
 // IdentityKey returns the identity of requests made with the API key whose key id is
 // keyID, for CounterKey.
 func IdentityKey(keyID string) string { return "k:" + keyID }
 
-// IdentityIP returns the identity of anonymous requests from source IP ip, for
-// CounterKey.
+// IdentityIP returns the identity of requests from client address ip (ClientAddress),
+// for CounterKey.
 func IdentityIP(ip string) string { return "ip:" + ip }
 
 // ClientAddress returns the address an anonymous client is limited by: the IPv4

@@ -25,12 +25,12 @@ func Example() {
 		return
 	}
 	route, _ := sets.Match("POST", "/orders") // v1 resource, or a v2 routeKey
-	for _, c := range sets.Checks(route, tenant.IdentityKey("ab12cd34")) {
-		fmt.Printf("%q %s: %s\n", c.Route, c.Set.Rule(0).Name, c.Key)
+	for _, c := range sets.Checks(nil, route, tenant.Caller{KeyID: "ab12cd34", Addr: "192.0.2.1"}) {
+		fmt.Printf("%q %s %s: %s\n", c.Route, c.Scope, c.Set.Rule(0).Name, c.Key)
 	}
 	// Output:
-	// "POST /orders" token_bucket: c1|4:acme|0|12:POST /orders|10:k:ab12cd34
-	// "" daily: c1|4:acme|0|0:|10:k:ab12cd34
+	// "POST /orders" tenant token_bucket: c1|4:acme|0|12:POST /orders|1:t
+	// "" tenant daily: c1|4:acme|0|0:|1:t
 }
 
 // Decode names the offending field by its path.

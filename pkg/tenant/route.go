@@ -30,13 +30,23 @@ const methodList = "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, ANY"
 // or "$default" with method ANY. Matching is exact: "/orders/{id}" does not match the
 // request path "/orders/42", only the route that API Gateway reports.
 //
-// Anonymous routes accept requests without an API key; the authorizer limits them per
-// source IP instead of per key.
+// Anonymous routes accept requests without an API key. Their rules count per client
+// address by default (scope ip); a key-scope rule is refused there, since a request
+// without a key has no key to count it under.
 type Route struct {
 	Method    string         `json:"method"`
 	Resource  string         `json:"resource"`
 	Rules     []limiter.Rule `json:"rules"`
 	Anonymous bool           `json:"anonymous,omitempty"`
+}
+
+// DefaultScope is the scope of the route's rules that name none: ScopeIP on an
+// anonymous route, ScopeTenant elsewhere.
+func (r Route) DefaultScope() limiter.Scope {
+	if r.Anonymous {
+		return limiter.ScopeIP
+	}
+	return limiter.ScopeTenant
 }
 
 // Name returns the route's name as an HTTP API route key, "METHOD RESOURCE" (or

@@ -7,33 +7,67 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
-// Sets is a tenant's rules compiled for deciding: the tenant-wide limiter.Set and one
-// per route, following the tenant's Zone. Build it once per stored version of the tenant
-// with Tenant.Sets and cache it with the tenant. Treat it as read-only: it is then safe
-// for concurrent use.
+// Sets is a tenant's rules compiled for deciding: the tenant-wide rules and each
+// route's, split by scope into one limiter.Set per counter, following the tenant's Zone.
+// Build it once per stored version of the tenant with Tenant.Sets and cache it with the
+// tenant. Treat it as read-only: it is then safe for concurrent use.
 type Sets struct {
 	// TenantID and Generation are the tenant's, as they go into counter keys.
 	TenantID   string
 	Generation int64
-	// Tenant holds the tenant-wide rules, applied to every request.
-	Tenant *limiter.Set
+	// Tenant holds the tenant-wide rules, applied to every request: one ScopedSet per
+	// scope they use.
+	Tenant []ScopedSet
 	// Routes holds one entry per Tenant.Routes, in the same order.
 	Routes []RouteSet
 
 	byResource map[string]map[string]int // resource -> method (or ANY) -> index in Routes
 }
 
-// RouteSet is one route and its compiled rules.
-type RouteSet struct {
-	Route Route
+// ScopedSet is the rules of one list (the tenant's or a route's) that share a scope,
+// compiled as one limiter.Set: one counter per tenant, per key or per address.
+type ScopedSet struct {
+	Scope limiter.Scope
 	Set   *limiter.Set
 }
 
-// Check is one decision to make for a request: the rules of Set, counted under Key.
+// RouteSet is one route and its compiled rules, one ScopedSet per scope they use.
+type RouteSet struct {
+	Route Route
+	Sets  []ScopedSet
+}
+
+// Check is one counter a request touches: the rules of Set, counted under Key.
 type Check struct {
-	Route string // the Route's Name, or "" for the tenant-wide rules
-	Key   string // the counter key (CounterKey)
+	Route string        // the Route's Name, or "" for the tenant-wide rules
+	Scope limiter.Scope // whose requests the counter counts
+	Key   string        // the counter key (CounterKey)
 	Set   *limiter.Set
+}
+
+// Caller is who a request comes from, as scopes count it.
+type Caller struct {
+	// KeyID is the id of the request's API key (apikey.Key.ID); "" without a key.
+	KeyID string
+	// Addr is the client's address as ClientAddress gives it; "" when the request has
+	// no valid source IP.
+	Addr string
+}
+
+// Identity returns the identity part of the counter key under which scope counts c's
+// requests: one for the whole tenant, the key's, or the address's. A key-scope rule
+// counts a request without a key under its address, and an ip-scope rule counts the
+// requests without a valid address together, under "ip:unknown".
+func (c Caller) Identity(scope limiter.Scope) string {
+	switch {
+	case scope == limiter.ScopeTenant || scope == "":
+		return IdentityTenant
+	case scope == limiter.ScopeKey && c.KeyID != "":
+		return IdentityKey(c.KeyID)
+	case c.Addr != "":
+		return IdentityIP(c.Addr)
+	}
+	return IdentityIP("unknown")
 }
 
 // Sets compiles the tenant's rules and its routes' rules. The tenant should be valid;
@@ -43,24 +77,50 @@ func (t Tenant) Sets() (*Sets, error) {
 	if err != nil {
 		return nil, err
 	}
-	tenantSet, err := limiter.NewSet(t.Rules, zone)
+	tenantSets, err := scopedSets(t.Rules, limiter.ScopeTenant, zone)
 	if err != nil {
 		return nil, err
 	}
-	s := &Sets{TenantID: t.ID, Generation: t.Generation, Tenant: tenantSet,
+	s := &Sets{TenantID: t.ID, Generation: t.Generation, Tenant: tenantSets,
 		Routes: make([]RouteSet, len(t.Routes)), byResource: map[string]map[string]int{}}
 	for i, r := range t.Routes {
-		set, err := limiter.NewSet(r.Rules, zone)
+		sets, err := scopedSets(r.Rules, r.DefaultScope(), zone)
 		if err != nil {
 			return nil, prefixed("routes["+strconv.Itoa(i)+"]", err)
 		}
-		s.Routes[i] = RouteSet{Route: r, Set: set}
+		s.Routes[i] = RouteSet{Route: r, Sets: sets}
 		if s.byResource[r.Resource] == nil {
 			s.byResource[r.Resource] = map[string]int{}
 		}
 		s.byResource[r.Resource][r.Method] = i
 	}
 	return s, nil
+}
+
+// scopedSets validates rules as one list (names unique across scopes) and compiles
+// one Set per scope, in the order of limiter.Scopes; a rule without a scope takes def.
+func scopedSets(rules []limiter.Rule, def limiter.Scope, zone *limiter.Zone) ([]ScopedSet, error) {
+	if _, err := limiter.NewSet(rules, zone); err != nil {
+		return nil, err
+	}
+	var out []ScopedSet
+	for _, scope := range limiter.Scopes {
+		var these []limiter.Rule
+		for _, r := range rules {
+			if r.Scope == scope || r.Scope == "" && def == scope {
+				these = append(these, r)
+			}
+		}
+		if len(these) == 0 {
+			continue
+		}
+		set, err := limiter.NewSet(these, zone)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ScopedSet{Scope: scope, Set: set})
+	}
+	return out, nil
 }
 
 // Match finds the route of a request. method is the request's HTTP method (v1
@@ -87,20 +147,27 @@ func (s *Sets) Match(method, target string) (route *RouteSet, ok bool) {
 	return nil, false
 }
 
-// Checks lists the decisions a request by identity makes: the route's rules (when
-// route is not nil) under the route's counter key, then the tenant-wide rules under
-// the tenant's. The request is allowed only if every check allows it.
-//
-// The checks are separate backend calls, each atomic on its own: decide them in this
-// order and stop at the first denial. A route denial then consumes nothing anywhere; a
-// tenant-wide denial after the route allowed leaves that request counted on the route.
-// Routes are narrower than the tenant, so this errs towards denying, never towards
-// admitting more than either set allows.
-func (s *Sets) Checks(route *RouteSet, identity string) []Check {
-	tenantCheck := Check{Key: CounterKey(s.TenantID, s.Generation, "", identity), Set: s.Tenant}
+// Checks appends to dst the counters a request by who touches: the route's (when route
+// is not nil), then the tenant-wide ones, each scope under its own counter key. They
+// are decided as one (backends.Store.Decide): the request is allowed only if every
+// rule of every check allows it, and a denial consumes nothing anywhere.
+func (s *Sets) Checks(dst []Check, route *RouteSet, who Caller) []Check {
+	return s.appendChecks(s.RouteChecks(dst, route, who), "", s.Tenant, who)
+}
+
+// RouteChecks appends to dst the counters of route's own rules for who (none when
+// route is nil), as Checks lists them.
+func (s *Sets) RouteChecks(dst []Check, route *RouteSet, who Caller) []Check {
 	if route == nil {
-		return []Check{tenantCheck}
+		return dst
 	}
-	name := route.Route.Name()
-	return []Check{{Route: name, Key: CounterKey(s.TenantID, s.Generation, name, identity), Set: route.Set}, tenantCheck}
+	return s.appendChecks(dst, route.Route.Name(), route.Sets, who)
+}
+
+func (s *Sets) appendChecks(dst []Check, route string, sets []ScopedSet, who Caller) []Check {
+	for _, ss := range sets {
+		key := CounterKey(s.TenantID, s.Generation, route, who.Identity(ss.Scope))
+		dst = append(dst, Check{Route: route, Scope: ss.Scope, Key: key, Set: ss.Set})
+	}
+	return dst
 }

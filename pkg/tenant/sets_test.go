@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -63,30 +64,117 @@ func TestChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sets.Tenant.Zone().Location().String(); got != "Asia/Tokyo" {
+	if got := sets.Tenant[0].Set.Zone().Location().String(); got != "Asia/Tokyo" {
 		t.Errorf("tenant set zone %q", got)
 	}
 	route, _ := sets.Match("GET", "/orders/{id}")
-	id := IdentityKey("ab12cd34")
-	checks := sets.Checks(route, id)
+	who := Caller{KeyID: "ab12cd34", Addr: "192.0.2.1"}
+	checks := sets.Checks(nil, route, who)
 	if len(checks) != 2 {
 		t.Fatalf("%d checks, want the route's then the tenant's", len(checks))
 	}
-	tenantKey := CounterKey("acme", 0, "", id)
-	if checks[0].Route != "GET /orders/{id}" || checks[0].Set != route.Set || checks[0].Key == tenantKey {
+	tenantKey := CounterKey("acme", 0, "", IdentityTenant)
+	if checks[0].Route != "GET /orders/{id}" || checks[0].Set != route.Sets[0].Set || checks[0].Key == tenantKey || checks[0].Scope != limiter.ScopeTenant {
 		t.Errorf("route check %+v", checks[0])
 	}
-	if checks[1].Route != "" || checks[1].Set != sets.Tenant || checks[1].Key != tenantKey {
+	if checks[1].Route != "" || checks[1].Set != sets.Tenant[0].Set || checks[1].Key != tenantKey {
 		t.Errorf("tenant check %+v", checks[1])
 	}
-	if only := sets.Checks(nil, id); len(only) != 1 || only[0].Key != tenantKey {
-		t.Errorf("Checks without a route: %+v", only)
+	other := Caller{KeyID: "zz99yy88"}
+	if only := sets.Checks(nil, nil, other); len(only) != 1 || only[0].Key != tenantKey {
+		t.Errorf("another key's checks without a route: %+v; want the one tenant counter", only)
 	}
 	reset, _ := Reset(ten).Sets()
-	if reset.Checks(nil, id)[0].Key == tenantKey {
+	if reset.Checks(nil, nil, who)[0].Key == tenantKey {
 		t.Error("a reset tenant keeps its counter keys")
 	}
-	if got := route.Set.Rule(0); got.Algorithm != limiter.TokenBucket || got.Limit != 10 {
+	if got := route.Sets[0].Set.Rule(0); got.Algorithm != limiter.TokenBucket || got.Limit != 10 {
 		t.Errorf("route rule %+v", got)
+	}
+}
+
+// TestScopes: one counter per scope, keyed by the tenant, the key or the address.
+func TestScopes(t *testing.T) {
+	ten, err := Decode([]byte(`{"id": "acme",
+	  "rules": [{"name": "org", "algorithm": "fixed_window", "limit": 100, "period": "day"},
+	            {"name": "per-key", "algorithm": "token_bucket", "limit": 10, "period": "1s", "scope": "key"},
+	            {"name": "per-ip", "algorithm": "fixed_window", "limit": 50, "period": "1m", "scope": "ip"},
+	            {"name": "org-burst", "algorithm": "token_bucket", "limit": 20, "period": "1s", "scope": "tenant"}],
+	  "routes": [{"method": "ANY", "resource": "/public", "anonymous": true,
+	              "rules": [{"algorithm": "fixed_window", "limit": 5, "period": "1s"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := ten.Sets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		scope    limiter.Scope
+		identity string
+		rules    int
+	}
+	for _, tt := range []struct {
+		name string
+		who  Caller
+		want []want
+	}{
+		{"a key", Caller{KeyID: "ab12cd34", Addr: "192.0.2.1"},
+			[]want{{limiter.ScopeTenant, IdentityTenant, 2}, {limiter.ScopeKey, IdentityKey("ab12cd34"), 1}, {limiter.ScopeIP, IdentityIP("192.0.2.1"), 1}}},
+		{"no key: key scope counts the address", Caller{Addr: "192.0.2.1"},
+			[]want{{limiter.ScopeTenant, IdentityTenant, 2}, {limiter.ScopeKey, IdentityIP("192.0.2.1"), 1}, {limiter.ScopeIP, IdentityIP("192.0.2.1"), 1}}},
+		{"no address", Caller{KeyID: "ab12cd34"},
+			[]want{{limiter.ScopeTenant, IdentityTenant, 2}, {limiter.ScopeKey, IdentityKey("ab12cd34"), 1}, {limiter.ScopeIP, IdentityIP("unknown"), 1}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			checks := sets.Checks(nil, nil, tt.who)
+			if len(checks) != len(tt.want) {
+				t.Fatalf("%d checks, want %d", len(checks), len(tt.want))
+			}
+			for i, w := range tt.want {
+				c := checks[i]
+				if c.Scope != w.scope || c.Key != CounterKey("acme", 0, "", w.identity) || c.Set.Len() != w.rules {
+					t.Errorf("check %d: %s %q with %d rules; want %s %q with %d", i, c.Scope, c.Key, c.Set.Len(), w.scope, w.identity, w.rules)
+				}
+			}
+		})
+	}
+	route, _ := sets.Match("GET", "/public")
+	if rc := sets.RouteChecks(nil, route, Caller{Addr: "192.0.2.1"}); len(rc) != 1 || rc[0].Scope != limiter.ScopeIP {
+		t.Errorf("an anonymous route's rules count per address by default: %+v", rc)
+	}
+}
+
+// TestScopeDefaults: a tenant stored before scopes existed decodes to the documented
+// defaults: tenant for its rules and its routes', ip on an anonymous route.
+func TestScopeDefaults(t *testing.T) {
+	got := routedTenant(t)
+	if s := got.Rules[0].Scope; s != limiter.ScopeTenant {
+		t.Errorf("tenant rule scope %q, want tenant", s)
+	}
+	if s := got.Routes[0].Rules[0].Scope; s != limiter.ScopeTenant {
+		t.Errorf("route rule scope %q, want tenant", s)
+	}
+	if s := got.Routes[3].Rules[0].Scope; s != limiter.ScopeIP {
+		t.Errorf("anonymous route rule scope %q, want ip", s)
+	}
+}
+
+func TestScopeRefused(t *testing.T) {
+	for _, tt := range []struct{ name, doc, field string }{
+		{"key scope on an anonymous route", `{"id": "a", "rules": [{"algorithm": "fixed_window", "limit": 1, "period": "1s"}],
+		  "routes": [{"method": "GET", "resource": "/p", "anonymous": true, "rules": [{"algorithm": "fixed_window", "limit": 1, "period": "1s", "scope": "key"}]}]}`,
+			"routes[0].rules[0].scope"},
+		{"unknown scope", `{"id": "a", "rules": [{"algorithm": "fixed_window", "limit": 1, "period": "1s", "scope": "org"}]}`, "rules[0].scope"},
+		{"names unique across scopes", `{"id": "a", "rules": [{"algorithm": "fixed_window", "limit": 1, "period": "1s"},
+		  {"algorithm": "fixed_window", "limit": 2, "period": "1s", "scope": "key"}]}`, "rules[1].name"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode([]byte(tt.doc))
+			var fe *limiter.FieldError
+			if !errors.As(err, &fe) || fe.Field != tt.field {
+				t.Fatalf("Decode: %v; want a field error on %s", err, tt.field)
+			}
+		})
 	}
 }

@@ -69,7 +69,8 @@ type Tenant struct {
 }
 
 // Normalized returns a copy of t with its defaults filled in: the time zone, fail mode
-// and status, and each rule's name and burst (limiter.Rule.Normalized). Empty lists and
+// and status, each rule's name and burst (limiter.Rule.Normalized), and each rule's
+// scope (tenant, or ip on an anonymous route: Route.DefaultScope). Empty lists and
 // maps become nil, so that a tenant survives a JSON round trip unchanged.
 func (t Tenant) Normalized() Tenant {
 	t = t.Clone()
@@ -82,9 +83,9 @@ func (t Tenant) Normalized() Tenant {
 	if t.Status == "" {
 		t.Status = DefaultStatus
 	}
-	normalizeRules(t.Rules)
-	for i := range t.Routes {
-		normalizeRules(t.Routes[i].Rules)
+	normalizeRules(t.Rules, limiter.ScopeTenant)
+	for _, r := range t.Routes {
+		normalizeRules(r.Rules, r.DefaultScope())
 	}
 	if len(t.Routes) == 0 {
 		t.Routes = nil
@@ -98,9 +99,13 @@ func (t Tenant) Normalized() Tenant {
 	return t
 }
 
-func normalizeRules(rules []limiter.Rule) {
+// normalizeRules fills in each rule's defaults, and scope where it has none.
+func normalizeRules(rules []limiter.Rule, scope limiter.Scope) {
 	for i := range rules {
 		rules[i] = rules[i].Normalized()
+		if rules[i].Scope == "" {
+			rules[i].Scope = scope
+		}
 	}
 }
 

@@ -104,8 +104,16 @@ func (r Route) validate() error {
 	if r.Resource == DefaultRoute && r.Method != MethodAny {
 		return &limiter.FieldError{Field: "method", Value: strconv.Quote(r.Method), Reason: `the "$default" route takes every method: use ANY`}
 	}
-	_, err := limiter.NewSet(r.Rules, nil)
-	return err
+	if _, err := limiter.NewSet(r.Rules, nil); err != nil {
+		return err
+	}
+	for i, rule := range r.Rules {
+		if r.Anonymous && rule.Scope == limiter.ScopeKey {
+			return &limiter.FieldError{Field: "rules[" + strconv.Itoa(i) + "].scope", Value: `"key"`,
+				Reason: "an anonymous route counts requests without an API key: use scope ip (its default) or tenant"}
+		}
+	}
+	return nil
 }
 
 func (t Tenant) validateMetadata() error {

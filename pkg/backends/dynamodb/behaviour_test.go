@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 )
 
@@ -35,7 +36,7 @@ func TestRoundTrips(t *testing.T) {
 	total, most, denied := int64(0), int64(0), 0
 	for _, r := range storetest.Trace(3, 1000, 1, storetest.Burst) {
 		ct.Reset()
-		d, err := store.Decide(ctx, key, set, r.At, 1)
+		d, err := backends.DecideOne(ctx, store, key, set, r.At, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +64,7 @@ func TestCapacity(t *testing.T) {
 	ctx := context.Background()
 	trace := storetest.Trace(4, 50, 1, storetest.Burst)
 	for _, r := range trace {
-		if _, err := store.Decide(ctx, key, set, r.At, 1); err != nil {
+		if _, err := backends.DecideOne(ctx, store, key, set, r.At, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -122,7 +123,7 @@ func TestClockSkew(t *testing.T) {
 		if i%2 == 1 {
 			store, now = b, at+skew // b's clock is ahead
 		}
-		d, err := store.Decide(ctx, key, set, now, 1)
+		d, err := backends.DecideOne(ctx, store, key, set, now, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ func TestErrors(t *testing.T) {
 	ctx := context.Background()
 	t.Run("no such table", func(t *testing.T) {
 		s := New(newClient(testenv.DynamoDBURL(t)), "no-such-table", Config{})
-		if _, err := s.Decide(ctx, "k", set, at, 1); !errors.Is(err, ErrTableNotFound) {
+		if _, err := backends.DecideOne(ctx, s, "k", set, at, 1); !errors.Is(err, ErrTableNotFound) {
 			t.Fatalf("error %v, want ErrTableNotFound", err)
 		}
 	})
@@ -156,7 +157,7 @@ func TestErrors(t *testing.T) {
 		if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := store.Decide(ctx, "bad", set, at, 1); !errors.Is(err, ErrMalformedItem) {
+		if _, err := backends.DecideOne(ctx, store, "bad", set, at, 1); !errors.Is(err, ErrMalformedItem) {
 			t.Fatalf("error %v, want ErrMalformedItem", err)
 		}
 	})
@@ -194,7 +195,7 @@ func TestErrors(t *testing.T) {
 			s := New(newClient(srv.URL, counting(ct)), "t", Config{})
 			ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			defer cancel()
-			_, err := s.Decide(ctx, "k", set, at, 1)
+			_, err := backends.DecideOne(ctx, s, "k", set, at, 1)
 			if err == nil || tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}

@@ -114,8 +114,23 @@ func (s *Store) key(key string) map[string]types.AttributeValue {
 }
 
 // Decide decides a request of cost for key against set at now: one conditional
+
+// Decide decides a request of cost against the counters of cs at now; see
+// backends.Store.
+func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
+	if err := backends.CheckCounters(cs, now, cost, outs); err != nil {
+		return err
+	}
+	if len(cs) > 1 {
+		return fmt.Errorf("dynamodb: a decision over %d counters is not supported yet", len(cs))
+	}
+	d, err := s.decideOne(ctx, cs[0].Key, cs[0].Set, now, cost)
+	outs[0] = d
+	return err
+}
+
 // UpdateItem when the Store's guess of the state is right, at most 3.
-func (s *Store) Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+func (s *Store) decideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
 	names, err := s.check(key, set, now, cost)
 	if err != nil {
 		return limiter.Decision{}, err

@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 	"golang.org/x/time/rate"
+
+	"github.com/edgelimit/edgelimit/pkg/backends"
+	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 )
 
 // BenchmarkXTimeRateAllowN is the peer: one x/time/rate limiter, same rate and burst.
@@ -28,7 +30,7 @@ func BenchmarkDecideOneKey(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		s.Decide(ctx, "key", set, at+int64(i), 1)
+		backends.DecideOne(ctx, s, "key", set, at+int64(i), 1)
 	}
 }
 
@@ -41,11 +43,11 @@ func BenchmarkDecideManyKeys(b *testing.B) {
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = "tenant-" + strconv.Itoa(i)
-		s.Decide(ctx, keys[i], set, at, 1)
+		backends.DecideOne(ctx, s, keys[i], set, at, 1)
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		s.Decide(ctx, keys[i%n], set, at+int64(i), 1)
+		backends.DecideOne(ctx, s, keys[i%n], set, at+int64(i), 1)
 	}
 }
 
@@ -80,7 +82,7 @@ func BenchmarkDecideParallel(b *testing.B) {
 		i := int64(0)
 		for pb.Next() {
 			i++
-			s.Decide(ctx, key, set, at+i, 1)
+			backends.DecideOne(ctx, s, key, set, at+i, 1)
 		}
 	})
 }

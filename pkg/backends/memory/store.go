@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"hash/maphash"
+	"slices"
 	"sync"
 
 	"github.com/edgelimit/edgelimit/pkg/backends"
@@ -54,31 +55,77 @@ func New(cfg Config) *Store {
 	return s
 }
 
-func (s *Store) shard(key string) *shard {
-	return &s.shards[maphash.String(s.seed, key)%uint64(len(s.shards))]
+func (s *Store) shard(key string) *shard { return &s.shards[s.shardIndex(key)] }
+
+func (s *Store) shardIndex(key string) int {
+	return int(maphash.String(s.seed, key) % uint64(len(s.shards)))
 }
 
-// Decide decides a request of cost for key against set at now; see backends.Store.
-func (s *Store) Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
-	if err := backends.CheckRequest(key, set, now, cost); err != nil {
-		return limiter.Decision{}, err
+// Decide decides a request of cost against every counter of cs at now, atomically; see
+// backends.Store. It holds the locks of the counters' shards, taken in ascending order
+// (so that two decisions never wait for each other), while it decides.
+func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
+	if err := backends.CheckCounters(cs, now, cost, outs); err != nil {
+		return err
 	}
-	sh := s.shard(key)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
+	var idx, order [backends.MaxCounters]int
+	locked := s.lock(cs, idx[:len(cs)], order[:0])
+	defer s.unlock(locked)
+	var sets [backends.MaxCounters]*limiter.Set
+	var states [backends.MaxCounters][]limiter.State
+	var entries [backends.MaxCounters]*entry
+	for i, c := range cs { // sweep first: a sweep may delete an entry just created
+		if sh := &s.shards[idx[i]]; sh.keys[c.Key] == nil {
+			sh.sweep(now)
+		}
+	}
+	for i, c := range cs {
+		entries[i] = s.shards[idx[i]].entry(c.Key, c.Set)
+		sets[i], states[i] = c.Set, entries[i].states
+	}
+	allowed, err := limiter.DecideAll(sets[:len(cs)], states[:len(cs)], now, cost, outs)
+	if err == nil && allowed {
+		for i := range cs {
+			entries[i].idle = cs[i].Set.IdleAt(entries[i].states)
+		}
+	}
+	return err
+}
+
+// lock locks the shards of cs's keys in ascending order, each once, writing each
+// counter's shard index into idx; it returns the locked indexes, appended to order,
+// for unlock.
+func (s *Store) lock(cs []backends.Counter, idx, order []int) []int {
+	for i, c := range cs {
+		idx[i] = s.shardIndex(c.Key)
+		if !slices.Contains(order, idx[i]) {
+			order = append(order, idx[i])
+		}
+	}
+	slices.Sort(order)
+	for _, i := range order {
+		s.shards[i].mu.Lock()
+	}
+	return order
+}
+
+func (s *Store) unlock(order []int) {
+	for _, i := range order {
+		s.shards[i].mu.Unlock()
+	}
+}
+
+// entry returns key's entry, created for set when new and moved to set when it was
+// decided with another; the shard's lock is held.
+func (sh *shard) entry(key string, set *limiter.Set) *entry {
 	e := sh.keys[key]
 	if e == nil {
-		sh.sweep(now)
 		e = &entry{set: set, states: set.NewStates()}
 		sh.keys[key] = e
 	} else if e.set != set {
 		e.adopt(set)
 	}
-	d, err := set.Decide(e.states, now, cost)
-	if err == nil && d.Allowed {
-		e.idle = set.IdleAt(e.states)
-	}
-	return d, err
+	return e
 }
 
 // Peek reports what a request of cost 1 would get; see backends.Store.

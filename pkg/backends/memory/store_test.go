@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
@@ -27,19 +28,19 @@ func TestIdleKeysAreSwept(t *testing.T) {
 	set := storetest.Set(t, nil, `{"algorithm": "fixed_window", "limit": 5, "period": "1s"}`)
 	ctx := context.Background()
 	for i := range 10 * minSweep {
-		if _, err := s.Decide(ctx, fmt.Sprint("old", i), set, at, 1); err != nil {
+		if _, err := backends.DecideOne(ctx, s, fmt.Sprint("old", i), set, at, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
 	later := at + 2_000_000 // every old window has ended
 	for i := range 10 * minSweep {
-		s.Decide(ctx, fmt.Sprint("new", i), set, later, 1)
+		backends.DecideOne(ctx, s, fmt.Sprint("new", i), set, later, 1)
 	}
 	if n := s.Len(); n > 2*10*minSweep/2+minSweep {
 		t.Fatalf("%d keys held after 10240 went idle and 10240 are live: the sweep does not bound memory", n)
 	}
 	// A key in use survives the sweep.
-	d, _ := s.Decide(ctx, "new0", set, later, 1)
+	d, _ := backends.DecideOne(ctx, s, "new0", set, later, 1)
 	if d.Remaining != 3 {
 		t.Fatalf("live key lost its state: %+v", d)
 	}
@@ -51,11 +52,13 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 	set := storetest.Set(t, nil, `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 10}`,
 		`{"algorithm": "sliding_window", "limit": 1000, "period": "1m"}`)
 	ctx := context.Background()
-	s.Decide(ctx, "k", set, at, 1)
+	cs := []backends.Counter{{Key: "k", Set: set}, {Key: "k2", Set: set}}
+	var outs [2]limiter.Decision
+	s.Decide(ctx, cs, at, 1, outs[:])
 	now := at
 	if n := testing.AllocsPerRun(1000, func() {
 		now++
-		s.Decide(ctx, "k", set, now, 1)
+		s.Decide(ctx, cs, now, 1, outs[:])
 	}); n != 0 {
 		t.Fatalf("%v allocations per decision, want 0", n)
 	}

@@ -78,7 +78,7 @@ func runChild(newStore func() (backends.Store, error)) (int64, error) {
 	for range j.Goroutines {
 		wg.Go(func() {
 			for range j.Each {
-				d, err := store.Decide(ctx, j.Key, set, j.At, 1)
+				d, err := backends.DecideOne(ctx, store, j.Key, set, j.At, 1)
 				if err != nil {
 					firstErr.CompareAndSwap(nil, &err)
 					return

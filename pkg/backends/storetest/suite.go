@@ -75,7 +75,7 @@ func replay(t *testing.T, store backends.Store, key string, set *limiter.Set, re
 		if err != nil {
 			t.Fatalf("reference, request %d: %v", i, err)
 		}
-		got, err := store.Decide(ctx, key, set, r.At, r.Cost)
+		got, err := backends.DecideOne(ctx, store, key, set, r.At, r.Cost)
 		if err != nil {
 			t.Fatalf("request %d (at %d, cost %d): %v", i, r.At, r.Cost, err)
 		}
@@ -209,7 +209,7 @@ func testBadInput(t *testing.T, store backends.Store) {
 		{"long key", strings.Repeat("k", backends.MaxKeyLen+1), at, 1, backends.ErrKey},
 		{"negative time", key, -1, 1, limiter.ErrTimeOutOfRange},
 	} {
-		if _, err := store.Decide(ctx, bad.key, set, bad.at, bad.cost); !errors.Is(err, bad.is) {
+		if _, err := backends.DecideOne(ctx, store, bad.key, set, bad.at, bad.cost); !errors.Is(err, bad.is) {
 			t.Errorf("%s: error %v, want %v", bad.name, err, bad.is)
 		}
 	}
@@ -222,17 +222,17 @@ func testRuleEdit(t *testing.T, store backends.Store) {
 	at := Trace(2, 1, 1, Burst)[0].At
 	before := Set(t, nil, `{"name": "w", "algorithm": "fixed_window", "limit": 3, "period": "1h"}`)
 	for range 3 {
-		store.Decide(ctx, key, before, at, 1)
+		backends.DecideOne(ctx, store, key, before, at, 1)
 	}
 	// Raising the window's limit keeps its count; an added rule starts afresh.
 	after := Set(t, nil, `{"name": "w", "algorithm": "fixed_window", "limit": 4, "period": "1h"}`,
 		`{"name": "b", "algorithm": "token_bucket", "limit": 5, "period": "1h"}`)
-	if d, err := store.Decide(ctx, key, after, at, 1); err != nil || !d.Allowed || d.Remaining != 0 {
+	if d, err := backends.DecideOne(ctx, store, key, after, at, 1); err != nil || !d.Allowed || d.Remaining != 0 {
 		t.Fatalf("after raising the window to 4 with 3 used: %+v, %v; want allowed with 0 remaining", d, err)
 	}
 	// A rule whose algorithm changed starts afresh.
 	changed := Set(t, nil, `{"name": "w", "algorithm": "sliding_log", "limit": 4, "period": "1h"}`)
-	if d, err := store.Decide(ctx, key, changed, at, 1); err != nil || !d.Allowed || d.Remaining != 3 {
+	if d, err := backends.DecideOne(ctx, store, key, changed, at, 1); err != nil || !d.Allowed || d.Remaining != 3 {
 		t.Fatalf("after changing the algorithm: %+v, %v; want a fresh log (3 remaining)", d, err)
 	}
 }
@@ -295,7 +295,7 @@ func testConcurrent(t *testing.T, store backends.Store) {
 				defer wg.Done()
 				n := 0
 				for range each {
-					d, err := store.Decide(context.Background(), key, set, at, 1)
+					d, err := backends.DecideOne(context.Background(), store, key, set, at, 1)
 					if err != nil {
 						errs <- err
 						return

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkStoreDecide(b *testing.B) {
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
 			storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
-				_, err := store.Decide(ctx, key, set, at+int64(i)*100, 1)
+				_, err := backends.DecideOne(ctx, store, key, set, at+int64(i)*100, 1)
 				return err
 			})
 		})

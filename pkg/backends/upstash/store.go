@@ -59,8 +59,22 @@ func logKey(key, stateID string) string {
 	return "el:l:" + strconv.Itoa(len(key)) + ":" + key + ":" + stateID
 }
 
+// Decide decides a request of cost against the counters of cs at now; see
+// backends.Store.
+func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
+	if err := backends.CheckCounters(cs, now, cost, outs); err != nil {
+		return err
+	}
+	if len(cs) > 1 {
+		return fmt.Errorf("upstash: a decision over %d counters is not supported yet", len(cs))
+	}
+	d, err := s.decideOne(ctx, cs[0].Key, cs[0].Set, now, cost)
+	outs[0] = d
+	return err
+}
+
 // Decide decides a request of cost for key against set at now in one script call.
-func (s *Store) Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+func (s *Store) decideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
 	if err := backends.CheckRequest(key, set, now, cost); err != nil {
 		return limiter.Decision{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 )
 
@@ -28,7 +29,7 @@ func TestStoreRoundTrips(t *testing.T) {
 	ct.Reset()
 	key := storetest.Key(t, "k")
 	trace := storetest.Trace(1, 20, 1, storetest.Burst)
-	if _, err := store.Decide(ctx, key, set, trace[0].At, 1); err != nil {
+	if _, err := backends.DecideOne(ctx, store, key, set, trace[0].At, 1); err != nil {
 		t.Fatal(err)
 	}
 	if n := ct.Reset(); n != 2 {
@@ -36,7 +37,7 @@ func TestStoreRoundTrips(t *testing.T) {
 	}
 	denied := 0
 	for _, r := range trace[1:] {
-		d, err := store.Decide(ctx, key, set, r.At, 1)
+		d, err := backends.DecideOne(ctx, store, key, set, r.At, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +94,7 @@ func TestStoreBadReplies(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
-			_, err = NewStore(c, StoreConfig{}).Decide(ctx, "k", set, 1_800_000_000_000_000, 1)
+			_, err = backends.DecideOne(ctx, NewStore(c, StoreConfig{}), "k", set, 1_800_000_000_000_000, 1)
 			if err == nil || !tt.check(err) {
 				t.Fatalf("error %v (%T) is not of the expected type", err, errors.Unwrap(err))
 			}

@@ -3,9 +3,10 @@ package upstash
 import (
 	"os"
 
-	"github.com/edgelimit/edgelimit/pkg/backends"
 	"net/http"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/pkg/backends"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
