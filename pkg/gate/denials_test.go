@@ -109,7 +109,9 @@ func TestTenantDenialCoversEveryKey(t *testing.T) {
 	first, _ := f.addKey(t, "org")
 	second, _ := f.addKey(t, "org")
 	third, _ := f.addKey(t, "org")
-	check := func(key string) gate.Result { return f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: key}) }
+	check := func(key string) gate.Result {
+		return f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: key})
+	}
 	check(first)
 	check(first)
 	if res := check(first); res.Status != gate.Denied || res.Rule != "per-key" {
