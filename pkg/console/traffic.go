@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -42,6 +43,8 @@ type Traffic struct {
 	partial []byte                      // an unfinished line
 	seconds map[string]map[int64]Counts // tenant -> Unix second -> counts
 }
+
+var _ io.Writer = (*Traffic)(nil) // authorizer.Config.Metrics
 
 // NewTraffic returns an empty Traffic; now is the clock the endpoint reads windows at
 // (microseconds since the Unix epoch; nil means the system clock).
