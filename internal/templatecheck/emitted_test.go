@@ -89,11 +89,11 @@ type switchable struct {
 	down atomic.Bool
 }
 
-func (s *switchable) Decide(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+func (s *switchable) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
 	if s.down.Load() {
-		return limiter.Decision{}, errors.New("connection refused")
+		return errors.New("connection refused")
 	}
-	return s.Store.Decide(ctx, key, set, now, cost)
+	return s.Store.Decide(ctx, cs, now, cost, outs)
 }
 
 // parseEMF reads EMF documents, one a line, checking that each declared metric and
