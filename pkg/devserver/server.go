@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/headers"
+	"github.com/edgelimit/edgelimit/pkg/request"
 )
 
 // Config configures the gateway. Authorizer and Admin are required.
@@ -54,7 +54,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.admin.ServeHTTP(w, r)
 		return
 	}
-	resp, res, err := s.auth.RESTResult(r.Context(), event(r))
+	resp, res, err := s.auth.RESTResult(r.Context(), request.RESTAuthorizerEvent(r, requestID()))
 	switch {
 	case errors.Is(err, authorizer.ErrUnauthorized):
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Unauthorized"})
@@ -68,37 +68,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)))
 	}
-}
-
-// event turns a request into the REQUEST authorizer event API Gateway would send.
-func event(r *http.Request) events.APIGatewayCustomAuthorizerRequestTypeRequest {
-	headers := make(map[string]string, len(r.Header))
-	for k, v := range r.Header {
-		headers[k] = v[0]
-	}
-	query := map[string]string{}
-	for k, v := range r.URL.Query() {
-		query[k] = v[0]
-	}
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
-	ev := events.APIGatewayCustomAuthorizerRequestTypeRequest{
-		Type:                  "REQUEST",
-		MethodArn:             "arn:aws:execute-api:local:000000000000:edgelimit-dev/local/" + r.Method + r.URL.Path,
-		Resource:              r.URL.Path,
-		Path:                  r.URL.Path,
-		HTTPMethod:            r.Method,
-		Headers:               headers,
-		QueryStringParameters: query,
-	}
-	ev.RequestContext.Identity.SourceIP = ip
-	ev.RequestContext.ResourcePath = r.URL.Path
-	ev.RequestContext.HTTPMethod = r.Method
-	ev.RequestContext.Stage = "local"
-	ev.RequestContext.RequestID = requestID()
-	return ev
 }
 
 func allowed(resp events.APIGatewayCustomAuthorizerResponse) bool {
