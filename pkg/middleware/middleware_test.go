@@ -117,6 +117,21 @@ func TestWrappers(t *testing.T) {
 	}
 }
 
+// A key sent with whitespace around it is the key, on every wrapper, as it is for the
+// authorizer (pkg/request reads every kind of request alike); before, the middleware
+// answered it 401 while the authorizer allowed it.
+func TestKeyWithWhitespaceIsTheKey(t *testing.T) {
+	for name, send := range map[string]func(f *fixture, key string, calls *atomic.Int64) response{
+		"net/http": sendHTTP, "REST v1": sendV1, "HTTP API v2": sendV2, "function URL": sendFunctionURL, "ALB": sendALB,
+	} {
+		f := newFixture(t, acme, 0)
+		var calls atomic.Int64
+		if r := send(f, " "+f.key+"\t", &calls); r.status != 201 || calls.Load() != 1 {
+			t.Errorf("%s: a padded key got %d (handler ran %d times), want 201", name, r.status, calls.Load())
+		}
+	}
+}
+
 func sendHTTP(f *fixture, key string, calls *atomic.Int64) response {
 	h := f.mw.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)

@@ -30,11 +30,8 @@ func FromRESTAuthorizer(ev events.APIGatewayCustomAuthorizerRequestTypeRequest, 
 	if resource == "" {
 		resource = ev.RequestContext.ResourcePath
 	}
-	key := authorizerHeader(ev.Headers, keyHeader)
-	if key == "" {
-		key = authorizerMultiHeader(ev.MultiValueHeaders, keyHeader)
-	}
-	return gate.Request{Method: method, Resource: resource, APIKey: key, SourceIP: ev.RequestContext.Identity.SourceIP}, nil
+	return gate.Request{Method: method, Resource: resource, APIKey: Header(ev.Headers, ev.MultiValueHeaders, keyHeader),
+		SourceIP: ev.RequestContext.Identity.SourceIP}, nil
 }
 
 // FromHTTPAuthorizer returns the gate's request of an HTTP API payload 2.0 authorizer
@@ -45,5 +42,5 @@ func FromHTTPAuthorizer(ev events.APIGatewayV2CustomAuthorizerV2Request, keyHead
 		routeKey = ev.RequestContext.RouteKey
 	}
 	return gate.Request{Method: ev.RequestContext.HTTP.Method, Resource: routeKey,
-		APIKey: authorizerHeader(ev.Headers, keyHeader), SourceIP: ev.RequestContext.HTTP.SourceIP}
+		APIKey: Header(ev.Headers, nil, keyHeader), SourceIP: ev.RequestContext.HTTP.SourceIP}
 }

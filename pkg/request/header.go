@@ -2,43 +2,39 @@ package request
 
 import "strings"
 
-// Header finds name in an event's headers, whatever its case: the single-value map
-// first, then the first value in the multi-value map.
+// Header returns the value of header name in an event's headers, by one rule that
+// every request kind follows:
+//
+//   - the name matches whatever its case (REST events keep the client's spelling,
+//     HTTP API events are lower case); a key spelled exactly as name wins over other
+//     spellings, and among those the first in byte order, so that the answer never
+//     depends on map order;
+//   - the single-value map is looked in first; when it holds no value, the first
+//     value in the multi-value map;
+//   - whitespace around the value is not part of it (RFC 9110, section 5.5): an API
+//     key sent as " elk_..." is the key "elk_...", whichever path reads it.
 func Header(single map[string]string, multi map[string][]string, name string) string {
-	for k, v := range single {
-		if strings.EqualFold(k, name) {
+	if k, ok := find(single, name); ok {
+		if v := strings.TrimSpace(single[k]); v != "" {
 			return v
 		}
 	}
-	for k, v := range multi {
-		if strings.EqualFold(k, name) && len(v) > 0 {
-			return v[0]
-		}
+	if k, ok := find(multi, name); ok && len(multi[k]) > 0 {
+		return strings.TrimSpace(multi[k][0])
 	}
 	return ""
 }
 
-// authorizerHeader returns the value of header name, matched case-insensitively (REST
-// events keep the client's spelling; HTTP API events are lower case), trimmed.
-func authorizerHeader(h map[string]string, name string) string {
-	if v, ok := h[name]; ok {
-		return strings.TrimSpace(v)
+// find returns the key of m that name matches (see Header).
+func find[V any](m map[string]V, name string) (string, bool) {
+	if _, ok := m[name]; ok {
+		return name, true
 	}
-	for k, v := range h {
-		if strings.EqualFold(k, name) {
-			return strings.TrimSpace(v)
+	best, found := "", false
+	for k := range m {
+		if strings.EqualFold(k, name) && (!found || k < best) {
+			best, found = k, true
 		}
 	}
-	return ""
-}
-
-// authorizerMultiHeader returns the first value of header name in a REST event's
-// multiValueHeaders, trimmed.
-func authorizerMultiHeader(h map[string][]string, name string) string {
-	for k, vs := range h {
-		if strings.EqualFold(k, name) && len(vs) > 0 {
-			return strings.TrimSpace(vs[0])
-		}
-	}
-	return ""
+	return best, found
 }

@@ -13,7 +13,7 @@ import (
 // request's pattern when a ServeMux set one, else its path; the source IP is
 // RemoteAddr's host (put a trusted proxy's header there before if needed).
 func FromHTTP(r *http.Request, keyHeader string) gate.Request {
-	return gate.Request{Method: r.Method, Resource: resource(r), APIKey: r.Header.Get(keyHeader), SourceIP: hostOf(r.RemoteAddr)}
+	return gate.Request{Method: r.Method, Resource: resource(r), APIKey: Header(nil, r.Header, keyHeader), SourceIP: hostOf(r.RemoteAddr)}
 }
 
 func resource(r *http.Request) string {
