@@ -38,7 +38,7 @@ type Denial struct {
 // NewDenial returns the body fields for decision d of set at instant now.
 func NewDenial(set *limiter.Set, d limiter.Decision, now int64) Denial {
 	var rule string
-	if d.Rule >= 0 && d.Rule < set.Len() {
+	if set != nil && d.Rule >= 0 && d.Rule < set.Len() {
 		rule = set.Rule(d.Rule).Name
 	}
 	return Denial{
@@ -60,16 +60,30 @@ func Body(set *limiter.Set, d limiter.Decision, now int64) []byte {
 	return b
 }
 
-// WriteDenied answers a denied request: it writes the fields of Write, Content-Type
-// application/json and Content-Length, the status 429 Too Many Requests, and Body. It
-// is meant for denials; given an allowed decision (say, a leaky-bucket Delay longer
-// than the caller will wait) it still answers 429, without Retry-After.
-func WriteDenied(w http.ResponseWriter, set *limiter.Set, d limiter.Decision, now int64) {
-	body := Body(set, d, now)
-	h := w.Header()
-	Write(h, set, d, now)
+// Denied prepares on h the answer to a denied request, every 429 edgelimit writes
+// itself (the middleware's, `edgelimit dev`'s): the fields of Write (only Retry-After
+// when set is nil: no rule set decided), Content-Type
+// application/json and Cache-Control no-store (a 429 is about this moment), and
+// returns its body, Body. The caller sends the status 429 and the body (WriteDenied
+// does, on an http.ResponseWriter; Lambda handlers put them in their event response).
+func Denied(h http.Header, set *limiter.Set, d limiter.Decision, now int64) []byte {
+	if set != nil {
+		Write(h, set, d, now)
+	} else if !d.Allowed {
+		h.Set("Retry-After", strconv.FormatInt(retryAfter(d), 10))
+	}
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-store")
+	return Body(set, d, now)
+}
+
+// WriteDenied answers a denied request: the header fields of Denied, Content-Length,
+// the status 429 Too Many Requests, and Body. It is meant for denials; given an
+// allowed decision (say, a leaky-bucket Delay longer than the caller will wait) it
+// still answers 429, without Retry-After.
+func WriteDenied(w http.ResponseWriter, set *limiter.Set, d limiter.Decision, now int64) {
+	body := Denied(w.Header(), set, d, now)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusTooManyRequests)
 	_, _ = w.Write(body) // an error means the client has gone: nothing left to tell it
 }

@@ -3,7 +3,9 @@
 // for Lambda proxy integrations and `edgelimit dev` both call it.
 //
 // Call Write on every response whose headers you control, allowed or denied, and
-// WriteDenied to answer a denied request. Both take the limiter.Set that decided, the
+// WriteDenied (or Denied, which returns the body for a Lambda event response) to
+// answer a denied request; pkg/answer does both for the middleware and `edgelimit dev`.
+// They take the limiter.Set that decided, the
 // limiter.Decision, and the instant of the decision (microseconds since the Unix epoch),
 // and read no clock.
 //
@@ -96,7 +98,8 @@
 //
 // # The 429 body
 //
-// WriteDenied writes Content-Type application/json and the Denial body:
+// WriteDenied writes Content-Type application/json, Cache-Control no-store and the
+// Denial body:
 //
 //	{"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":1796040005,"rule":"burst"}
 //

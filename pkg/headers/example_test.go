@@ -53,6 +53,7 @@ func ExampleWriteDenied() {
 	fmt.Println(rec.Body)
 	// Output:
 	// 429
+	// Cache-Control: no-store
 	// Content-Length: 107
 	// Content-Type: application/json
 	// Ratelimit: "burst";r=0;t=1

@@ -2,7 +2,6 @@ package middleware
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/request"
 )
@@ -13,14 +12,9 @@ import (
 // RemoteAddr's host (put a trusted proxy's header there before this handler if needed).
 func (m *Middleware) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := m.decide(r.Context(), request.FromHTTP(r, m.gate.KeyHeader()))
-		for k, vals := range v.header {
-			w.Header()[k] = vals
-		}
-		if v.status > 0 {
-			w.Header().Set("Content-Length", strconv.Itoa(len(v.body)))
-			w.WriteHeader(v.status)
-			w.Write(v.body)
+		a := m.decide(r.Context(), request.FromHTTP(r, m.gate.KeyHeader()))
+		a.Write(w)
+		if a.Status > 0 {
 			return
 		}
 		next.ServeHTTP(w, r)
