@@ -30,7 +30,10 @@ func For(res gate.Result) Answer {
 		return message(http.StatusUnauthorized, unauthorizedBody)
 	}
 	a := Answer{Header: http.Header{}}
-	if res.Set != nil {
+	switch {
+	case res.FailOpen:
+		a.Header.Set(headers.FailField, headers.FailOpen) // nothing was counted
+	case res.Set != nil:
 		headers.Write(a.Header, res.Set, res.Decision, res.Now)
 	}
 	return a

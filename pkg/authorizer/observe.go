@@ -55,7 +55,7 @@ func newEMF(w io.Writer, namespace string) *emf {
 	ns, _ := json.Marshal(namespace) // a string always encodes
 	return &emf{w: w, prefix: `{"Namespace":` + string(ns) + `,"Dimensions":[["TenantId"]],"Metrics":[` +
 		`{"Name":"Allowed","Unit":"Count"},{"Name":"Denied","Unit":"Count"},` +
-		`{"Name":"Unauthorized","Unit":"Count"},{"Name":"FailOpen","Unit":"Count"}`}
+		`{"Name":"Unauthorized","Unit":"Count"},{"Name":"FailOpen","Unit":"Count"},{"Name":"FailClosed","Unit":"Count"}`}
 }
 
 // write writes the document of res. Tenant ids are [a-z0-9_-]: no escaping is needed.
@@ -80,6 +80,7 @@ func (m *emf) write(res *gate.Result) {
 	b = appendCount(b, "Denied", res.Status == gate.Denied)
 	b = appendCount(b, "Unauthorized", res.Status == gate.Unauthorized)
 	b = appendCount(b, "FailOpen", res.FailOpen)
+	b = appendCount(b, "FailClosed", res.FailedClosed)
 	if res.StoreCalls > 0 {
 		b = append(b, `,"StoreLatency":`...)
 		b = strconv.AppendFloat(b, millis(res.StoreLatency), 'f', 3, 64)

@@ -1,7 +1,9 @@
 package devserver_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -96,10 +98,11 @@ func TestEchoAnd429ShareJSONTypes(t *testing.T) {
 		want any
 	}{
 		{decision, []string{"limit", "remaining", "reset", "retryAfter", "delayMs"}, float64(0)},
-		{decision, []string{"failOpen", "shadow"}, false},
+		{decision, []string{"failOpen", "failClosed", "shadow"}, false},
 		{decision, []string{"tenantId", "rule"}, ""},
 		{denied, []string{"limit", "remaining", "reset", "retry_after"}, float64(0)},
 		{denied, []string{"message", "rule"}, ""},
+		{denied, []string{"fail_closed"}, false},
 	} {
 		for _, k := range tc.keys {
 			if v, ok := tc.body[k]; !ok || !sameType(v, tc.want) {
@@ -125,4 +128,30 @@ func sameType(a, b any) bool {
 		return ok
 	}
 	return false
+}
+
+// downStore is a counter store that is down.
+type downStore struct{ backends.Store }
+
+func (downStore) Decide(context.Context, string, *limiter.Set, int64, int64) (limiter.Decision, error) {
+	return limiter.Decision{}, errors.New("connection refused")
+}
+
+// With the store down and the tenant failing closed, dev's 429 says that the store
+// failed (X-RateLimit-Fail: closed, "fail_closed": true) and shows no limit's fields;
+// a real denial carries neither mark.
+func TestFailClosed429IsMarked(t *testing.T) {
+	const one = `{"id": "one", "rules": [{"name": "one", "algorithm": "fixed_window", "limit": 1, "period": "1m"}]}`
+	srv, key := newServer(t, one, downStore{bmemory.New(bmemory.Config{})})
+	resp, body := get(t, srv, "/hello", key)
+	if resp.StatusCode != 429 || resp.Header.Get("X-RateLimit-Fail") != "closed" || body["fail_closed"] != true ||
+		resp.Header.Get("X-RateLimit-Limit") != "" || body["limit"] != 0.0 || body["rule"] != "" || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("store down: %d %v %v", resp.StatusCode, resp.Header, body)
+	}
+	srv, key = newServer(t, one, nil)
+	get(t, srv, "/hello", key)
+	resp, body = get(t, srv, "/hello", key)
+	if resp.StatusCode != 429 || resp.Header.Get("X-RateLimit-Fail") != "" || body["fail_closed"] != false || body["rule"] != "one" {
+		t.Fatalf("over the limit: %d %v %v", resp.StatusCode, resp.Header, body)
+	}
 }

@@ -48,7 +48,7 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, checks 
 			if errors.As(err, &ce) {
 				return err
 			}
-			g.failWith(res, who.tenant.t.FailMode, c.Set, "counter store: "+err.Error())
+			g.failWith(res, who.tenant.t.FailMode, "counter store: "+err.Error())
 			return nil
 		}
 		if !d.Allowed {

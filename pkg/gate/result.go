@@ -58,12 +58,15 @@ type Result struct {
 	Identity string
 	// Route is the matched route's name, or "" for the tenant-wide rules only.
 	Route string
-	// Rule is the name of the rule reported in Decision (Decision.Rule of Set).
+	// Rule is the name of the rule reported in Decision (Decision.Rule of Set); "" when
+	// the fail mode answered.
 	Rule string
 	// Decision is the deciding check's limiter.Decision (see the package doc for which
-	// check that is); for a failure it is synthesised by the fail mode.
+	// check that is). For an answer of the fail mode it reports no rule (Rule -1),
+	// Limit and Remaining 0, and the fail-closed retry: nothing was counted.
 	Decision limiter.Decision
-	// Set is the rule set that decided, for headers; nil when no tenant was known.
+	// Set is the rule set that decided, for headers; nil when none did: no tenant was
+	// known, or the fail mode answered.
 	Set *limiter.Set
 	// Now is the instant of the decision (microseconds since the Unix epoch).
 	Now int64

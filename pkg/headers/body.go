@@ -13,7 +13,7 @@ import (
 // shape whichever layer turned it away, and adds the numbers of the decision under the
 // snake_case names the rest of edgelimit's JSON uses:
 //
-//	{"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":1796040005,"rule":"burst"}
+//	{"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":1796040005,"rule":"burst","fail_closed":false}
 //
 // Each number is the value of the header field named beside it, so the body and the
 // fields never disagree.
@@ -33,9 +33,14 @@ type Denial struct {
 	// Rule is the name of the rule that denied (the item of the RateLimit field): the
 	// one with the longest wait when several did.
 	Rule string `json:"rule"`
+	// FailClosed is set when no rule denied: the limiter's store failed and the
+	// tenant's fail mode, closed, refused the request (X-RateLimit-Fail: closed). Limit
+	// and Remaining are then 0 and Rule is "": nothing was counted.
+	FailClosed bool `json:"fail_closed"`
 }
 
-// NewDenial returns the body fields for decision d of set at instant now.
+// NewDenial returns the body fields for decision d of set at instant now. A nil set
+// means that no rule set decided: the fail mode refused the request (FailClosed).
 func NewDenial(set *limiter.Set, d limiter.Decision, now int64) Denial {
 	var rule string
 	if set != nil && d.Rule >= 0 && d.Rule < set.Len() {
@@ -48,6 +53,7 @@ func NewDenial(set *limiter.Set, d limiter.Decision, now int64) Denial {
 		Remaining:  d.Remaining,
 		Reset:      limiter.CeilSeconds(d.Reset),
 		Rule:       rule,
+		FailClosed: set == nil,
 	}
 }
 
@@ -61,16 +67,19 @@ func Body(set *limiter.Set, d limiter.Decision, now int64) []byte {
 }
 
 // Denied prepares on h the answer to a denied request, every 429 edgelimit writes
-// itself (the middleware's, `edgelimit dev`'s): the fields of Write (only Retry-After
-// when set is nil: no rule set decided), Content-Type
+// itself (the middleware's, `edgelimit dev`'s): the fields of Write, Content-Type
 // application/json and Cache-Control no-store (a 429 is about this moment), and
-// returns its body, Body. The caller sends the status 429 and the body (WriteDenied
+// returns its body, Body. A nil set means that no rule set decided: the store failed
+// and the fail mode refused the request. Then only Retry-After and X-RateLimit-Fail:
+// closed are set, and the body says fail_closed: nothing pretends a count. The caller
+// sends the status 429 and the body (WriteDenied
 // does, on an http.ResponseWriter; Lambda handlers put them in their event response).
 func Denied(h http.Header, set *limiter.Set, d limiter.Decision, now int64) []byte {
 	if set != nil {
 		Write(h, set, d, now)
-	} else if !d.Allowed {
+	} else {
 		h.Set("Retry-After", strconv.FormatInt(retryAfter(d), 10))
+		h.Set(FailField, FailClosed)
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
