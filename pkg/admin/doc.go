@@ -23,8 +23,10 @@
 // A tenant's version is its ETag ("3", quotes included). PUT without If-Match creates,
 // and answers 409 when the tenant exists; PUT, PATCH and DELETE with If-Match write
 // only if it names the stored version (or is "*"), and answer 412 otherwise, also when
-// another write wins the race between the read and the conditional write. PATCH and
-// DELETE answer 428 without If-Match; reset takes it optionally. The body's id, when
+// another write wins the race between the read and the conditional write, and 404 when
+// the tenant does not exist (If-Match or not). A PUT or PATCH that changes nothing
+// writes nothing: 200 with the tenant, its version unchanged. PATCH and DELETE answer
+// 428 without If-Match; reset takes it optionally. The body's id, when
 // given, must be the path's; version, generation and zone_changes in a body are
 // ignored (the server manages them), so a GET body can be edited and sent back. A
 // tenant written without rules (a PUT body without them, a patch that removes them)
