@@ -38,7 +38,8 @@
 // # Errors
 //
 // Every error is an RFC 9457 application/problem+json Problem whose type ends in a
-// slug (invalid-field, invalid-json, ...), and whose field names what was wrong: a path
+// slug (invalid-field, invalid-json, ...), a heading of docs/problems.md that the URI
+// opens, and whose field names what was wrong: a path
 // into the tenant ("routes[1].rules[0].limit", "timezone"), a query parameter or a
 // header. Malformed JSON and bad parameters are 400, invalid fields 422 (unknown
 // fields, unknown time zones and bad rules among them, and rules the counter store
