@@ -18,7 +18,7 @@
 #   EDGELIMIT_TEST_UPSTASH_TOKEN  its bearer token, random for each run
 #   EDGELIMIT_TEST_DYNAMODB_URL   http://127.0.0.1:PORT of DynamoDB Local
 #   EDGELIMIT_TEST_RIE            path of the aws-lambda-rie binary (the tests start it)
-#   EDGELIMIT_TEST_NODE_MODULES   node_modules holding @upstash/redis and @upstash/ratelimit
+#   EDGELIMIT_TEST_NODE_MODULES   node_modules holding @upstash/redis, @upstash/ratelimit and @redocly/cli
 #   EDGELIMIT_TEST_CHROMIUM       path of Debian's chromium (the console's browser test drives it)
 #   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION: dummy values, only where unset
 #

@@ -70,6 +70,11 @@ func New(cfg Config) (*Handler, error) {
 		if _, err := limiter.NewSet(cfg.DefaultRules, nil); err != nil {
 			return nil, fmt.Errorf("admin: Config.DefaultRules: %w", err)
 		}
+		for i, r := range cfg.DefaultRules {
+			if err := backends.CheckRule(cfg.Counters, r); err != nil {
+				return nil, fmt.Errorf("admin: Config.DefaultRules: rules[%d]: the counter store cannot honour it: %w", i, err)
+			}
+		}
 		h.defaultRules = slices.Clone(cfg.DefaultRules)
 	}
 	if h.now == nil {

@@ -14,7 +14,7 @@ import (
 // contextTypes is the JSON type of every context key, as DESIGN.md fixes them.
 var contextTypes = map[string]string{
 	"tenantId": "string", "rule": "string", "limit": "number", "remaining": "number",
-	"reset": "number", "retryAfter": "number", "delayMs": "number", "failOpen": "boolean", "shadow": "boolean",
+	"reset": "number", "retryAfter": "number", "delayMs": "number", "failOpen": "boolean", "failClosed": "boolean", "shadow": "boolean",
 }
 
 func jsonType(v any) string {

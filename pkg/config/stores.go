@@ -14,6 +14,7 @@ import (
 	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
 	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
@@ -52,7 +53,7 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		return nil, err
 	}
 	if c.TenantsFile != "" {
-		file, err := tmemory.LoadFile(c.TenantsFile)
+		file, err := tmemory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return backends.CheckRule(st.Counters, r) })
 		if err != nil {
 			return nil, fmt.Errorf("config: %s: %w", EnvTenantsFile, err)
 		}

@@ -39,7 +39,8 @@
 // # Limits and costs
 //
 // A sliding_log rule keeps its entries in the item: its limit is capped at MaxLogLimit
-// (1000). An entry costs about 25 bytes, so an item stays under 1 KB (1 write unit per
+// (1000). Store.CheckRule (backends.RuleChecker) says so, for config to be refused
+// when it is written; Decide refuses such a set with ErrUnsupported. An entry costs about 25 bytes, so an item stays under 1 KB (1 write unit per
 // decision) while a log holds fewer than about 30 distinct instants in its period, and
 // a full log of 1000 costs about 25 write units per decision.
 //

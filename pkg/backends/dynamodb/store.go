@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,7 +17,10 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
-var _ backends.Store = (*Store)(nil)
+var (
+	_ backends.Store       = (*Store)(nil)
+	_ backends.RuleChecker = (*Store)(nil)
+)
 
 // API is the part of *dynamodb.Client the Store uses.
 type API interface {
@@ -233,11 +237,22 @@ func (s *Store) check(key string, set *limiter.Set, now, cost int64) ([]string, 
 		return nil, err
 	}
 	for i := range set.Len() {
-		if r := set.Rule(i); r.Algorithm == limiter.SlidingLog && r.Limit > MaxLogLimit {
-			return nil, fmt.Errorf("%w: rule %q: a sliding_log limit of %d is above this backend's %d", ErrUnsupported, r.Name, r.Limit, MaxLogLimit)
+		if err := s.CheckRule(set.Rule(i)); err != nil {
+			return nil, fmt.Errorf("%w: rule %q: %w", ErrUnsupported, set.Rule(i).Name, err)
 		}
 	}
 	return prefixes(set)
+}
+
+// CheckRule refuses what this backend cannot decide: a sliding_log limit above
+// MaxLogLimit (its entries live in the item). The error is a *limiter.FieldError
+// naming "limit".
+func (s *Store) CheckRule(r limiter.Rule) error {
+	if r.Algorithm == limiter.SlidingLog && r.Limit > MaxLogLimit {
+		return &limiter.FieldError{Field: "limit", Value: strconv.FormatInt(r.Limit, 10),
+			Reason: fmt.Sprintf("a sliding_log limit is at most %d on the DynamoDB backend (its entries live in one item): use sliding_window for larger limits", MaxLogLimit)}
+	}
+	return nil
 }
 
 // Peek reads the item (strongly consistent) and reports what a request of cost 1
