@@ -113,8 +113,6 @@ func (s *Store) key(key string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: key}}
 }
 
-// Decide decides a request of cost for key against set at now: one conditional
-
 // Decide decides a request of cost against the counters of cs at now; see
 // backends.Store.
 func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
@@ -129,6 +127,7 @@ func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int
 	return err
 }
 
+// decideOne decides a request of cost for key against set at now: one conditional
 // UpdateItem when the Store's guess of the state is right, at most 3.
 func (s *Store) decideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
 	names, err := s.check(key, set, now, cost)
@@ -197,6 +196,26 @@ func (s *Store) attempt(ctx context.Context, key string, set *limiter.Set, names
 
 // updateInput builds the UpdateItem of one attempt; a probe's condition always fails.
 func (s *Store) updateInput(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (*dynamodb.UpdateItemInput, error) {
+	expr, err := s.expression(key, set, names, guess, now, cost, probe)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(s.table),
+		Key:                                 s.key(key),
+		ConditionExpression:                 expr.Condition(),
+		UpdateExpression:                    expr.Update(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
+		ReturnValues:                        types.ReturnValueAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
+	}, nil
+}
+
+// expression builds the condition and update of one key's write from guess (see the
+// package doc); a probe's condition always fails.
+func (s *Store) expression(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (expression.Expression, error) {
 	var p plan
 	for i := range names {
 		p.planRule(set, i, names[i], &guess[i], now, cost)
@@ -212,19 +231,9 @@ func (s *Store) updateInput(key string, set *limiter.Set, names []string, guess 
 	}
 	expr, err := expression.NewBuilder().WithCondition(p.cond).WithUpdate(p.update).Build()
 	if err != nil {
-		return nil, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
+		return expression.Expression{}, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
 	}
-	return &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(s.table),
-		Key:                                 s.key(key),
-		ConditionExpression:                 expr.Condition(),
-		UpdateExpression:                    expr.Update(),
-		ExpressionAttributeNames:            expr.Names(),
-		ExpressionAttributeValues:           expr.Values(),
-		ReturnValues:                        types.ReturnValueAllOld,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
-	}, nil
+	return expr, nil
 }
 
 // check validates the request and the set, and returns the rules' attribute prefixes.
