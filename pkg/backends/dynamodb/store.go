@@ -21,6 +21,7 @@ var _ backends.Store = (*Store)(nil)
 // API is the part of *dynamodb.Client the Store uses.
 type API interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
@@ -54,8 +55,8 @@ type Store struct {
 // Stats counts a Store's work since it was created, for metrics and tests.
 type Stats struct {
 	Decisions  int64   // Decide calls that returned a decision
-	Writes     int64   // UpdateItem requests sent by Decide
-	Committed  int64   // of which succeeded (the others failed their condition)
+	Writes     int64   // UpdateItem and TransactWriteItems requests sent by Decide
+	Committed  int64   // of which succeeded (the others failed a condition or conflicted)
 	WriteUnits float64 // write capacity units DynamoDB reported for the committed ones
 	ReadUnits  float64 // read capacity units DynamoDB reported consuming
 }
@@ -65,20 +66,23 @@ type counters struct {
 	Stats
 }
 
-func (c *counters) add(writes int64, cc *types.ConsumedCapacity) {
+// add counts one write request, committed or not, and the capacity it reported (one
+// entry per table; a failed write's capacity is not reported).
+func (c *counters) add(committed bool, ccs ...types.ConsumedCapacity) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.Writes += writes
-	if cc == nil {
-		return
+	c.Writes++
+	if committed {
+		c.Committed++
 	}
-	c.Committed++
-	if t := cc.Table; t != nil && (t.WriteCapacityUnits != nil || t.ReadCapacityUnits != nil) {
-		c.WriteUnits += aws.ToFloat64(t.WriteCapacityUnits)
-		c.ReadUnits += aws.ToFloat64(t.ReadCapacityUnits)
-		return
+	for _, cc := range ccs {
+		if t := cc.Table; t != nil && (t.WriteCapacityUnits != nil || t.ReadCapacityUnits != nil) {
+			c.WriteUnits += aws.ToFloat64(t.WriteCapacityUnits)
+			c.ReadUnits += aws.ToFloat64(t.ReadCapacityUnits)
+			continue
+		}
+		c.WriteUnits += aws.ToFloat64(cc.CapacityUnits) // TOTAL: a write's units are write units
 	}
-	c.WriteUnits += aws.ToFloat64(cc.CapacityUnits) // TOTAL: an UpdateItem's units are write units
 }
 
 func (c *counters) decided() {
@@ -114,13 +118,14 @@ func (s *Store) key(key string) map[string]types.AttributeValue {
 }
 
 // Decide decides a request of cost against the counters of cs at now; see
-// backends.Store.
+// backends.Store. One counter is one conditional UpdateItem, several are one
+// TransactWriteItems (see the package doc).
 func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
 	if err := backends.CheckCounters(cs, now, cost, outs); err != nil {
 		return err
 	}
 	if len(cs) > 1 {
-		return fmt.Errorf("dynamodb: a decision over %d counters is not supported yet", len(cs))
+		return s.decideMany(ctx, cs, now, cost, outs)
 	}
 	d, err := s.decideOne(ctx, cs[0].Key, cs[0].Set, now, cost)
 	outs[0] = d
@@ -162,10 +167,13 @@ func (s *Store) attempt(ctx context.Context, key string, set *limiter.Set, names
 	switch {
 	case err == nil:
 		item = out.Attributes
-		s.stats.add(1, out.ConsumedCapacity)
+		s.stats.add(true, capacities(out.ConsumedCapacity)...)
 	case errors.As(err, &failed):
 		item = failed.Item
-		s.stats.add(1, nil) // a failed write's capacity is not reported
+		s.stats.add(false)
+	case errors.As(err, new(*types.TransactionConflictException)):
+		s.stats.add(false) // a transaction of several counters holds the item: retry
+		return nil, guess, nil
 	default:
 		return nil, nil, classify("dynamodb: decide "+key, err)
 	}
@@ -192,6 +200,14 @@ func (s *Store) attempt(ctx context.Context, key string, set *limiter.Set, names
 		return &d, nil, nil
 	}
 	return nil, old, nil
+}
+
+// capacities is the capacity one UpdateItem reported, as a list (empty when none).
+func capacities(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
+	if cc == nil {
+		return nil
+	}
+	return []types.ConsumedCapacity{*cc}
 }
 
 // updateInput builds the UpdateItem of one attempt; a probe's condition always fails.
