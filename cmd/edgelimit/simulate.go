@@ -20,8 +20,10 @@ func (r *ruleFlags) Set(s string) error { *r = append(*r, s); return nil }
 
 const simulateUsage = `usage: edgelimit simulate --rule JSON [--rule JSON ...] [--timezone ZONE] --trace FILE|-
 
-Replays a trace through one rule set, applied per key. A trace line is
-TIME[,KEY[,COST]]: TIME in decimal seconds since the Unix epoch or RFC 3339.
+Replays one tenant's traffic through a rule set, each rule in its scope: tenant
+(the default) counts every line together, key each KEY, ip each ADDR. A trace
+line is TIME[,KEY[,COST[,ADDR]]]: TIME in decimal seconds since the Unix epoch
+or RFC 3339.
 Prints one JSON object per request, then "allowed N of M". Input errors print
 "line N: reason" to stderr and exit 2 with nothing on stdout.`
 

@@ -190,3 +190,43 @@ func checkAllowDenyAllow(t *testing.T, fn *function, payload []byte) {
 		t.Errorf("allowed again after %v, want within retryAfter (%vs)", waited, retry)
 	}
 }
+
+// The two keys of tenant org share its daily quota of 5, end to end on every backend:
+// whichever key spends it, the 6th request of the day is denied by "daily" for both.
+func TestKeysShareTheTenantQuota(t *testing.T) {
+	bootstrap := build(t, ".", "authorizer")
+	keys := []string{"elk_l4n4y5ih_yQoBhxNrx0rEmIlEr_YewI-NDLl2oys9EEIWz-C2_6M", "elk_px5ywdqf_l_c_QWM7nuLy2lSa1veHjYynBQ1ryFcTzbHla7CxJZc"}
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			env := b.env(t)
+			env["EDGELIMIT_LATENCY_BUDGET"] = "2s"
+			fn := startFunction(t, bootstrap, env)
+			event := func(key string) []byte {
+				var ev map[string]any
+				if err := json.Unmarshal(readEvent(t, "rest-valid-key"), &ev); err != nil {
+					t.Fatal(err)
+				}
+				ev["headers"].(map[string]any)["X-Api-Key"] = key
+				out, _ := json.Marshal(ev)
+				return out
+			}
+			var first reply
+			for i := range 5 {
+				r := fn.call(t, event(keys[i%2]))
+				if r.effect() != "Allow" || r.Context["tenantId"] != "org" {
+					t.Fatalf("request %d of 5, key %d: %+v", i+1, i%2, r)
+				}
+				if i == 0 {
+					first = r
+				} else if r.Context["reset"] != first.Context["reset"] && r.Context["rule"] == "daily" {
+					t.Skip("the test straddled a Tokyo midnight: its day changed")
+				}
+			}
+			for k, key := range keys {
+				if r := fn.call(t, event(key)); r.effect() != "Deny" || r.Context["rule"] != "daily" {
+					t.Fatalf("key %d after 5 requests of the tenant: %+v, want denied by daily", k, r)
+				}
+			}
+		})
+	}
+}

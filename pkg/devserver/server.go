@@ -64,7 +64,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		denied(w, res, resp.Context)
 	default:
 		if res.Set != nil {
-			headers.Write(w.Header(), res.Set, res.Decision, res.Now)
+			headers.Write(w.Header(), res.Set, res.Decision, res.Now, res.Policies()...)
 		}
 		s.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)))
 	}
@@ -115,7 +115,7 @@ func allowed(resp events.APIGatewayCustomAuthorizerResponse) bool {
 // REST API sends the template's static fallback).
 func denied(w http.ResponseWriter, res gate.Result, ctx map[string]any) {
 	if res.Set != nil {
-		headers.Write(w.Header(), res.Set, res.Decision, res.Now)
+		headers.Write(w.Header(), res.Set, res.Decision, res.Now, res.Policies()...)
 	}
 	w.Header().Set("Retry-After", strconv.FormatInt(res.RetryAfterSeconds(), 10))
 	w.Header().Set("Cache-Control", "no-store")

@@ -97,3 +97,40 @@ func TestDenialCacheIsBounded(t *testing.T) {
 		t.Fatalf("%d cached denials, want at most 4", n)
 	}
 }
+
+// A tenant-scope denial reached through one key answers every key of the tenant from
+// memory, with 0 store calls, until its retry time; another tenant is unaffected, and a
+// key-scope denial stays the key's.
+func TestTenantDenialCoversEveryKey(t *testing.T) {
+	f := newFixture(t, nil)
+	f.createTenant(t, `{"id": "org", "rules": [
+	  {"name": "org-daily", "algorithm": "fixed_window", "limit": 3, "period": "day"},
+	  {"name": "per-key", "algorithm": "fixed_window", "limit": 2, "period": "1m", "scope": "key"}]}`)
+	first, _ := f.addKey(t, "org")
+	second, _ := f.addKey(t, "org")
+	third, _ := f.addKey(t, "org")
+	check := func(key string) gate.Result {
+		return f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: key})
+	}
+	check(first)
+	check(first)
+	if res := check(first); res.Status != gate.Denied || res.Rule != "per-key" {
+		t.Fatalf("the first key's 3rd request: %+v, want its key-scope denial", res)
+	}
+	if res := check(second); res.Status != gate.Allowed || res.Cached {
+		t.Fatalf("another key of the tenant after a key-scope denial: %+v, want allowed by the store", res)
+	}
+	if res := check(third); res.Status != gate.Denied || res.Rule != "org-daily" || res.Cached || res.StoreCalls != 1 {
+		t.Fatalf("the tenant's 4th request: %+v, want the tenant-scope denial from the store", res)
+	}
+	before := f.counters.calls.Load()
+	if res := check(second); res.Status != gate.Denied || !res.Cached || res.StoreCalls != 0 || res.Rule != "org-daily" {
+		t.Fatalf("a second key after the tenant's denial: %+v, want denied from the cache", res)
+	}
+	if n := f.counters.calls.Load() - before; n != 0 {
+		t.Fatalf("%d store calls for the second key, want 0", n)
+	}
+	if res := check(f.key); res.Status != gate.Allowed || res.TenantID != "acme" {
+		t.Fatalf("another tenant: %+v, want allowed", res)
+	}
+}

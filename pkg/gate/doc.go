@@ -6,13 +6,15 @@
 // # The path of a request
 //
 //	API key -> apikey.Parse -> SHA-256 -> key record -> tenant -> route -> checks
-//	        -> denial cache -> one store call per check -> Result
+//	        -> denial cache -> one store call for every check -> Result
 //
-// A request with an API key is limited per key (tenant.IdentityKey) under the key's
-// tenant. A request without one is Unauthorized, unless Config.AnonymousTenant names a
-// tenant and that tenant marks the request's route anonymous: it is then limited per
-// source IP (tenant.IdentityIP; IPv6 addresses per /64, the smallest block a client
-// is usually given) under that tenant, by the route's rules and the tenant-wide rules.
+// A request with an API key is limited under the key's tenant; each rule counts in its
+// scope (tenant.Caller.Identity): the tenant's one counter, the key's, or the source
+// address's (IPv6 addresses per /64, the smallest block a client is usually given). A
+// request without a key is Unauthorized, unless Config.AnonymousTenant names a tenant
+// and that tenant marks the request's route anonymous: it is then limited under that
+// tenant, by the route's rules and the tenant-wide rules, with its address standing in
+// for the key.
 //
 // Unauthorized (the gateway's 401) is for the caller's identity, never for a limit: a
 // malformed key, an unknown or revoked key, a key whose tenant is gone or suspended, a
@@ -34,21 +36,20 @@
 // calendar windows (a local midnight, a Monday, the 1st), so that a change of time zone
 // made within ConfigTTL before that boundary cannot let the old zone open a new window.
 //
-// # One store call per check
+// # One store call for every check
 //
-// tenant.Sets.Checks lists at most two checks: the route's rules under the route's
-// counter key, then the tenant-wide rules under the tenant's. Each is one atomic
-// backends.Store.Decide; they are decided in that order and the first denial stops
-// the request. A route denial consumes nothing anywhere; a tenant-wide denial after the
-// route allowed leaves that request counted on the route. Routes are narrower than the
-// tenant, so this errs towards denying, never towards admitting more than either set
-// allows on its own: it is stricter than one atomic decision over both sets, never
-// looser. When both allow, the Result reports the check with the least remaining (and
-// the longest leaky-bucket delay of the two).
+// tenant.Sets.Checks lists the request's counters: the route's rules, then the
+// tenant-wide rules, each split by scope (at most backends.MaxCounters). They are
+// decided in one atomic backends.Store.Decide: the request is allowed only if every
+// rule of every counter allows it, and a denial consumes nothing anywhere.
+// limiter.Join picks the counter the Result reports: the denial with the longest
+// RetryAfter, or when allowed the counter with the least remaining (with the longest
+// leaky-bucket delay of all); Result.Checks lists every counter, for the policies in
+// the headers.
 //
 // # The denial cache
 //
-// When a check is denied, the gate remembers (counter key, *limiter.Set) -> (the cost
+// When a counter denies, the gate remembers (counter key, *limiter.Set) -> (the cost
 // that was denied, the instant T = now + RetryAfter, the decision). Until T, a request
 // for that counter key and set whose cost is at least the cost that was denied is
 // answered Denied from memory with zero store calls: Remaining and Reset as the store
@@ -56,8 +57,9 @@
 // and other instances can only consume more, so such a request could not be allowed
 // before T; a request of smaller cost may be, and goes to the store. (For the usual
 // cost of 1 this is "every request of that key until T".) Every check of a request is
-// looked up before any store call, so a known tenant-wide denial does not consume the
-// route's quota. Entries are per process (per Lambda instance), bounded by
+// looked up before any store call. A tenant-scope counter's key is the same for every
+// API key of the tenant, so its denial answers all of them from memory; counter keys
+// hold the tenant id, so it never answers another tenant. Entries are per process (per Lambda instance), bounded by
 // Config.MaxEntries, and keyed by the set's pointer: a rule change or a reset (a new
 // generation, hence new counter keys) never meets an old entry.
 //

@@ -140,3 +140,35 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// A tenant stored before rules had scopes decodes to the documented defaults and
+// decides by them: its rules count once for the tenant (its two keys share them), its
+// anonymous route per client address.
+func TestTenantStoredBeforeScopes(t *testing.T) {
+	f := newFixture(t, func(c *gate.Config) { c.AnonymousTenant = "legacy" })
+	stored := `{"id": "legacy", "rules": [{"name": "daily", "algorithm": "fixed_window", "limit": 3, "period": "day"}],
+	  "timezone": "UTC", "fail_mode": "closed", "status": "active", "shadow": false,
+	  "routes": [{"method": "GET", "resource": "/health", "anonymous": true,
+	              "rules": [{"name": "health", "algorithm": "fixed_window", "limit": 1, "period": "1s"}]}],
+	  "version": 4, "generation": 2}`
+	f.createTenant(t, stored)
+	a, _ := f.addKey(t, "legacy")
+	b, _ := f.addKey(t, "legacy")
+	for i, key := range []string{a, b, a} {
+		if res := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: key}); res.Status != gate.Allowed {
+			t.Fatalf("request %d: %+v", i+1, res)
+		}
+	}
+	if res := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: b}); res.Status != gate.Denied || res.Rule != "daily" {
+		t.Fatalf("4th request of the tenant, by its second key: %+v, want the shared daily quota's denial", res)
+	}
+	f.clock.add(86400 * sec) // a new day; the anonymous route counts per address
+	for _, ip := range []string{"192.0.2.1", "192.0.2.2"} {
+		if res := f.check(t, gate.Request{Method: "GET", Resource: "/health", SourceIP: ip}); res.Status != gate.Allowed {
+			t.Fatalf("first request from %s: %+v", ip, res)
+		}
+	}
+	if res := f.check(t, gate.Request{Method: "GET", Resource: "/health", SourceIP: "192.0.2.1"}); res.Status != gate.Denied || res.Rule != "health" {
+		t.Fatalf("second request from 192.0.2.1 within the second: %+v, want health's denial", res)
+	}
+}

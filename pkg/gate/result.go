@@ -101,3 +101,16 @@ func (r *Result) RetryAfterSeconds() int64 {
 	}
 	return max(limiter.CeilSeconds(r.Decision.RetryAfter), 1)
 }
+
+// Policies returns the rule sets of every check of the request, in order, for
+// headers.Write's RateLimit-Policy; nil when no tenant was known.
+func (r *Result) Policies() []*limiter.Set {
+	if len(r.Checks) == 0 {
+		return nil
+	}
+	out := make([]*limiter.Set, len(r.Checks))
+	for i, c := range r.Checks {
+		out[i] = c.Set
+	}
+	return out
+}

@@ -34,7 +34,10 @@
 //   - RateLimit-Policy: one item per rule of the set, in order. q is the rule's limit,
 //     w its period in seconds; a bucket whose burst differs from its limit adds
 //     edgelimit-burst, its capacity (the draft asks for a vendor prefix on such
-//     parameters).
+//     parameters); a rule of scope key or ip adds edgelimit-scope=key or =ip. A request
+//     decided over several counters (route and tenant rules, each scope apart) lists
+//     the rules of every counter, route first; X-RateLimit-* and RateLimit then
+//     describe the most restrictive counter (limiter.Join).
 //   - RateLimit: one item, for the rule in Decision.Rule (when denied, the denying rule
 //     with the longest wait; when allowed, the rule with the least remaining). r is
 //     Decision.Remaining. t is, on a denial, the Retry-After value; when allowed, the

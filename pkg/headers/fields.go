@@ -23,6 +23,10 @@ var fieldKeys = [...]string{
 // limit; the draft asks for service-specific parameters to carry a vendor prefix.
 const burstParam = "edgelimit-burst"
 
+// scopeParam carries the scope of a rule that does not count the whole tenant, as a
+// Structured Fields Token (key or ip).
+const scopeParam = "edgelimit-scope"
+
 // Write sets the rate-limit fields of d, the decision of set at instant now
 // (microseconds since the Unix epoch), on h, replacing any values of those fields
 // already there and leaving every other field alone:
@@ -38,7 +42,13 @@ const burstParam = "edgelimit-burst"
 // is neither set nor removed. The package doc says what each value means and how it is
 // rounded. d must come from set (d.Rule indexes its rules; for any other index the
 // RateLimit field is left out); set must not be nil.
-func Write(h http.Header, set *limiter.Set, d limiter.Decision, now int64) {
+//
+// A request decided over several counters (a route's and the tenant's rules, each
+// scope apart) passes them all as policies, set among them: RateLimit-Policy then lists
+// the rules of each, in order, and X-RateLimit-* and RateLimit describe set's, the
+// most restrictive. A rule of scope key or ip carries its scope as a parameter:
+// "burst";q=10;w=1;edgelimit-scope=key.
+func Write(h http.Header, set *limiter.Set, d limiter.Decision, now int64, policies ...*limiter.Set) {
 	// Every value is appended to one buffer and then cut out of one string, so that
 	// rendering costs two allocations whatever the number of rules. An empty value
 	// means the field is not set.
@@ -55,7 +65,15 @@ func Write(h http.Header, set *limiter.Set, d limiter.Decision, now int64) {
 	ends[2] = len(b)
 	b = strconv.AppendInt(b, limiter.CeilSeconds(d.Reset), 10)
 	ends[3] = len(b)
-	b = appendPolicies(b, set, now)
+	if len(policies) == 0 {
+		b = appendPolicies(b, set, now)
+	}
+	for i, p := range policies {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendPolicies(b, p, now)
+	}
 	ends[4] = len(b)
 	b = appendServiceLimit(b, set, d, now)
 	ends[5] = len(b)
@@ -93,6 +111,10 @@ func appendPolicies(b []byte, set *limiter.Set, now int64) []byte {
 		b = appendParam(b, "w", windowSeconds(set, i, now))
 		if burst := r.Capacity(); burst != r.Limit {
 			b = appendParam(b, burstParam, burst)
+		}
+		if r.Scope == limiter.ScopeKey || r.Scope == limiter.ScopeIP {
+			b = append(b, ";"+scopeParam+"="...)
+			b = append(b, r.Scope...)
 		}
 	}
 	return b

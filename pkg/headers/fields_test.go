@@ -335,3 +335,25 @@ func TestEightLongNames(t *testing.T) {
 	}
 	checkSF(t, h)
 }
+
+// A request decided over several counters lists the policies of every counter, each
+// rule of scope key or ip with its scope; the other fields describe the reported one.
+func TestWritePoliciesOfEveryScope(t *testing.T) {
+	route := mustSet(t, nil, `{"name": "orders", "algorithm": "sliding_window", "limit": 30, "period": "1m", "scope": "tenant"}`)
+	tenantWide := mustSet(t, nil, `{"name": "daily", "algorithm": "fixed_window", "limit": 10000, "period": "24h", "scope": "tenant"}`)
+	perKey := mustSet(t, nil, `{"name": "burst", "algorithm": "token_bucket", "limit": 10, "period": "1s", "burst": 20, "scope": "key"}`)
+	perIP := mustSet(t, nil, `{"name": "ip", "algorithm": "fixed_window", "limit": 100, "period": "1m", "scope": "ip"}`)
+	d := limiter.Decision{Allowed: true, Rule: 0, Limit: 20, Remaining: 19, Reset: t0 + 100_000, RuleReset: t0 + 100_000}
+	h := http.Header{}
+	headers.Write(h, perKey, d, t0, route, tenantWide, perKey, perIP)
+	want := `"orders";q=30;w=60, "daily";q=10000;w=86400, "burst";q=10;w=1;edgelimit-burst=20;edgelimit-scope=key, "ip";q=100;w=60;edgelimit-scope=ip`
+	if got := h.Get("RateLimit-Policy"); got != want {
+		t.Errorf("RateLimit-Policy\n got %s\nwant %s", got, want)
+	}
+	if got := h.Get("RateLimit"); got != `"burst";r=19;t=1` {
+		t.Errorf("RateLimit %s", got)
+	}
+	if got := h.Get("X-RateLimit-Limit"); got != "20" {
+		t.Errorf("X-RateLimit-Limit %s", got)
+	}
+}

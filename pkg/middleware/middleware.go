@@ -79,7 +79,7 @@ func (m *Middleware) decide(ctx context.Context, req gate.Request) verdict {
 		return m.answer(v, http.StatusUnauthorized, unauthorizedBody)
 	}
 	if res.Set != nil {
-		headers.Write(v.header, res.Set, res.Decision, res.Now)
+		headers.Write(v.header, res.Set, res.Decision, res.Now, res.Policies()...)
 	}
 	if res.Status == gate.Denied {
 		return m.answer(v, http.StatusTooManyRequests, headers.Body(res.Set, res.Decision, res.Now))
@@ -96,7 +96,7 @@ func (m *Middleware) decide(ctx context.Context, req gate.Request) verdict {
 func (m *Middleware) tooLong(v verdict, res gate.Result, delay time.Duration) verdict {
 	d := res.Decision
 	d.Allowed, d.RetryAfter = false, (delay - max(m.maxDelay, 0)).Microseconds()
-	headers.Write(v.header, res.Set, d, res.Now)
+	headers.Write(v.header, res.Set, d, res.Now, res.Policies()...)
 	return m.answer(v, http.StatusTooManyRequests, headers.Body(res.Set, d, res.Now))
 }
 

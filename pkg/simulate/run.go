@@ -8,26 +8,38 @@ import (
 	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// Run decides every request against set, each key with its own state, and writes one
-// JSON object per request to w, then `allowed N of M`. The requests come from
-// ParseTrace, so the only errors are write errors.
+// Run decides every request against set as the authorizer would for one tenant: each
+// rule in its scope's counter (one for the tenant, one per KEY, one per ADDR), all of a
+// request's counters decided as one. It writes one JSON object per request to w, then
+// `allowed N of M`. The requests come from ParseTrace, so the only errors are write
+// errors.
 func Run(set *limiter.Set, reqs []Request, w io.Writer) error {
+	scoped, err := splitScopes(set)
+	if err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	states := map[string][]limiter.State{}
 	allowed := 0
 	var line []byte
+	sets := make([]*limiter.Set, len(scoped))
+	sts := make([][]limiter.State, len(scoped))
+	outs := make([]limiter.Decision, len(scoped))
 	for _, r := range reqs {
-		st, ok := states[r.Key]
-		if !ok {
-			st = set.NewStates()
-			states[r.Key] = st
+		for i, sc := range scoped {
+			id := tenant.Caller{KeyID: r.Key, Addr: r.Addr}.Identity(sc.scope)
+			if states[id] == nil {
+				states[id] = sc.set.NewStates()
+			}
+			sets[i], sts[i] = sc.set, states[id]
 		}
-		d, err := set.Decide(st, r.At, r.Cost)
-		if err != nil {
+		if _, err := limiter.DecideAll(sets, sts, r.At, r.Cost, outs); err != nil {
 			return &LineError{Line: r.Line, Reason: err.Error()}
 		}
+		d, _ := limiter.Join(outs)
 		if d.Allowed {
 			allowed++
 		}
@@ -38,6 +50,35 @@ func Run(set *limiter.Set, reqs []Request, w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "allowed %d of %d\n", allowed, len(reqs))
 	return bw.Flush()
+}
+
+// scopedSet is the rules of set that share one scope.
+type scopedSet struct {
+	scope limiter.Scope
+	set   *limiter.Set
+}
+
+// splitScopes splits set's rules by scope (none means tenant), in the order of
+// limiter.Scopes.
+func splitScopes(set *limiter.Set) ([]scopedSet, error) {
+	var out []scopedSet
+	for _, scope := range limiter.Scopes {
+		var rules []limiter.Rule
+		for _, r := range set.Rules() {
+			if r.Scope == scope || r.Scope == "" && scope == limiter.ScopeTenant {
+				rules = append(rules, r)
+			}
+		}
+		if len(rules) == 0 {
+			continue
+		}
+		s, err := limiter.NewSet(rules, set.Zone())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, scopedSet{scope, s})
+	}
+	return out, nil
 }
 
 // appendDecision writes one output line: t, key, cost, allowed, remaining,

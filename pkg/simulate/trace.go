@@ -9,14 +9,16 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // Request is one parsed line of a trace.
 type Request struct {
 	Line int    // 1-based line number in the trace
 	At   int64  // microseconds since the Unix epoch
-	Key  string // the limited key
+	Key  string // the caller's API key: key-scope rules count per key
 	Cost int64
+	Addr string // the client's address: ip-scope rules count per address ("" unknown)
 }
 
 // LineError is an error in one line of a trace.
@@ -66,8 +68,8 @@ func ParseTrace(r io.Reader, set *limiter.Set) ([]Request, error) {
 
 func parseLine(text string, set *limiter.Set) (Request, error) {
 	fields := strings.Split(text, ",")
-	if len(fields) > 3 {
-		return Request{}, fmt.Errorf("%d fields: want TIME[,KEY[,COST]]", len(fields))
+	if len(fields) > 4 {
+		return Request{}, fmt.Errorf("%d fields: want TIME[,KEY[,COST[,ADDR]]]", len(fields))
 	}
 	for i := range fields {
 		fields[i] = strings.TrimSpace(fields[i])
@@ -80,10 +82,17 @@ func parseLine(text string, set *limiter.Set) (Request, error) {
 	if len(fields) > 1 && fields[1] != "" {
 		req.Key = fields[1]
 	}
-	if len(fields) > 2 {
+	if len(fields) > 2 && fields[2] != "" {
 		if req.Cost, err = strconv.ParseInt(fields[2], 10, 64); err != nil || req.Cost < 1 {
 			return Request{}, fmt.Errorf("cost %q: want an integer >= 1", fields[2])
 		}
+	}
+	if len(fields) > 3 && fields[3] != "" {
+		addr, ok := tenant.ClientAddress(fields[3])
+		if !ok {
+			return Request{}, fmt.Errorf("address %q: want an IPv4 or IPv6 address", fields[3])
+		}
+		req.Addr = addr
 	}
 	if set != nil {
 		if err := set.CheckCost(req.Cost); err != nil {

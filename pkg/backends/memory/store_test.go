@@ -19,6 +19,12 @@ func TestConformanceOneShard(t *testing.T) {
 	storetest.Run(t, New(Config{Shards: 1}), storetest.Options{})
 }
 
+// TestExactness: 48 goroutines, one key and three API keys of one tenant (scopes).
+func TestExactness(t *testing.T) {
+	storetest.ExactnessInProcess(t, New(Config{}))
+	storetest.ExactnessInProcess(t, New(Config{Shards: 1}))
+}
+
 var at = limiter.Micros(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 
 // TestIdleKeysAreSwept fills a store with keys whose state goes idle, then adds more

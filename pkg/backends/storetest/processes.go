@@ -24,18 +24,24 @@ const (
 	childDeadline = 2 * time.Minute
 )
 
-// job is what every child process does: goroutines x each decisions for key at At.
+// job is what every child process does: goroutines x each decisions at At, goroutine
+// g deciding the counters of caller g mod len(Callers).
 type job struct {
-	Key        string   `json:"key"`
-	Rules      []string `json:"rules"`
-	At         int64    `json:"at"`
-	Goroutines int      `json:"goroutines"`
-	Each       int      `json:"each"`
+	Callers    [][]jobCounter `json:"callers"`
+	At         int64          `json:"at"`
+	Goroutines int            `json:"goroutines"`
+	Each       int            `json:"each"`
+}
+
+// jobCounter is one counter of a caller's decisions: a key and its rules (JSON).
+type jobCounter struct {
+	Key   string   `json:"key"`
+	Rules []string `json:"rules"`
 }
 
 // MaybeChild turns this process into a child of Processes when it was started as one:
-// it runs the job against the Store newStore returns, prints "admitted N", and exits.
-// A backend's TestMain calls it before m.Run.
+// it runs the job against the Store newStore returns, prints "admitted N N ..." (per
+// caller), and exits. A backend's TestMain calls it before m.Run.
 func MaybeChild(newStore func() (backends.Store, error)) {
 	if os.Getenv(envChild) != "1" {
 		return
@@ -45,64 +51,84 @@ func MaybeChild(newStore func() (backends.Store, error)) {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("admitted %d\n", n)
+	fmt.Println("admitted", strings.Trim(fmt.Sprint(n), "[]"))
 	os.Exit(0)
 }
 
-func runChild(newStore func() (backends.Store, error)) (int64, error) {
+func runChild(newStore func() (backends.Store, error)) ([]int64, error) {
 	var j job
 	if err := json.Unmarshal([]byte(os.Getenv(envChildJob)), &j); err != nil {
-		return 0, err
-	}
-	rules := make([]limiter.Rule, len(j.Rules))
-	for i, js := range j.Rules {
-		r, err := limiter.ParseRule([]byte(js))
-		if err != nil {
-			return 0, err
-		}
-		rules[i] = r
-	}
-	set, err := limiter.NewSet(rules, nil)
-	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	store, err := newStore()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), childDeadline)
 	defer cancel()
-	var admitted atomic.Int64
+	return runJob(ctx, store, j)
+}
+
+// runJob runs j against store and returns what each caller was admitted.
+func runJob(ctx context.Context, store backends.Store, j job) ([]int64, error) {
+	callers := make([][]backends.Counter, len(j.Callers))
+	for i, cs := range j.Callers {
+		for _, c := range cs {
+			set, err := parseSet(c.Rules)
+			if err != nil {
+				return nil, err
+			}
+			callers[i] = append(callers[i], backends.Counter{Key: c.Key, Set: set})
+		}
+	}
+	admitted := make([]atomic.Int64, len(callers))
 	var firstErr atomic.Pointer[error]
 	var wg sync.WaitGroup
-	for range j.Goroutines {
+	for g := range j.Goroutines {
+		cs := callers[g%len(callers)]
 		wg.Go(func() {
+			outs := make([]limiter.Decision, len(cs))
 			for range j.Each {
-				d, err := backends.DecideOne(ctx, store, j.Key, set, j.At, 1)
-				if err != nil {
+				if err := store.Decide(ctx, cs, j.At, 1, outs); err != nil {
 					firstErr.CompareAndSwap(nil, &err)
 					return
 				}
-				if d.Allowed {
-					admitted.Add(1)
+				if d, _ := limiter.Join(outs); d.Allowed {
+					admitted[g%len(callers)].Add(1)
 				}
 			}
 		})
 	}
 	wg.Wait()
 	if p := firstErr.Load(); p != nil {
-		return 0, *p
+		return nil, *p
 	}
-	return admitted.Load(), nil
+	out := make([]int64, len(callers))
+	for i := range admitted {
+		out[i] = admitted[i].Load()
+	}
+	return out, nil
+}
+
+func parseSet(rules []string) (*limiter.Set, error) {
+	parsed := make([]limiter.Rule, len(rules))
+	for i, js := range rules {
+		r, err := limiter.ParseRule([]byte(js))
+		if err != nil {
+			return nil, err
+		}
+		parsed[i] = r
+	}
+	return limiter.NewSet(parsed, nil)
 }
 
 // Processes re-executes this test binary procs times (its TestMain must call
-// MaybeChild); each child runs goroutines goroutines deciding each requests of cost 1
-// for key, against rules, at the one frozen instant at. It returns the total admitted.
-// The children get this process's environment, so they reach the same services.
-func Processes(t *testing.T, procs, goroutines, each int, key string, at int64, rules ...string) int64 {
+// MaybeChild); each child runs j's goroutines at j's frozen instant. It returns what
+// each caller was admitted, summed over the children. The children get this process's
+// environment, so they reach the same services.
+func Processes(t *testing.T, procs int, j job) []int64 {
 	t.Helper()
-	spec, _ := json.Marshal(job{Key: key, Rules: rules, At: at, Goroutines: goroutines, Each: each})
+	spec, _ := json.Marshal(j)
 	ctx, cancel := context.WithTimeout(context.Background(), childDeadline)
 	defer cancel()
 	cmds := make([]*exec.Cmd, procs)
@@ -115,52 +141,23 @@ func Processes(t *testing.T, procs, goroutines, each int, key string, at int64, 
 			t.Fatal(err)
 		}
 	}
-	var total int64
+	total := make([]int64, len(j.Callers))
 	for i, cmd := range cmds {
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("child %d: %v: %s", i, err, outs[i].String())
 		}
 		line := strings.TrimSpace(outs[i].String())
-		n, err := strconv.ParseInt(strings.TrimPrefix(line[strings.LastIndex(line, "\n")+1:], "admitted "), 10, 64)
-		if err != nil {
+		fields := strings.Fields(strings.TrimPrefix(line[strings.LastIndex(line, "\n")+1:], "admitted "))
+		if len(fields) != len(total) {
 			t.Fatalf("child %d printed %q", i, line)
 		}
-		total += n
+		for k, f := range fields {
+			n, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				t.Fatalf("child %d printed %q", i, line)
+			}
+			total[k] += n
+		}
 	}
 	return total
-}
-
-// Exactness is the cross-process exactness check every shared backend runs: 3 OS
-// processes x 16 goroutines at one frozen instant on one key admit exactly what one
-// serial limiter would, and a denial consumes nothing from a rule set.
-func Exactness(t *testing.T, store backends.Store) {
-	at := limiter.Micros(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	const fixed = `{"name": "window", "algorithm": "fixed_window", "limit": 100, "period": "1m"}`
-	const bucket = `{"name": "burst", "algorithm": "token_bucket", "limit": 100, "period": "1m", "burst": 60}`
-	for _, tc := range []struct {
-		name  string
-		rules []string
-		want  int64
-	}{
-		{"fixed window 100", []string{fixed}, 100},
-		{"token bucket 100", []string{`{"algorithm": "token_bucket", "limit": 100, "period": "1m"}`}, 100},
-		{"fixed window 100 + token bucket burst 60", []string{fixed, bucket}, 60},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			key := Key(t, "k")
-			if got := Processes(t, 3, 16, 4, key, at, tc.rules...); got != tc.want {
-				t.Fatalf("3 processes x 16 goroutines x 4 requests admitted %d, want exactly %d", got, tc.want)
-			}
-			if len(tc.rules) < 2 {
-				return
-			}
-			outs := make([]limiter.Outcome, 2)
-			if _, err := store.Peek(context.Background(), key, Set(t, nil, tc.rules...), at, outs); err != nil {
-				t.Fatal(err)
-			}
-			if used := 100 - outs[0].Remaining; used != tc.want {
-				t.Fatalf("the window shows %d used, want %d: denials consumed", used, tc.want)
-			}
-		})
-	}
 }

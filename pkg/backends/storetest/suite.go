@@ -35,6 +35,9 @@ func Run(t *testing.T, store backends.Store, opts Options) {
 	t.Run("RuleEdit", func(t *testing.T) { testRuleEdit(t, store) })
 	t.Run("Extremes", func(t *testing.T) { testExtremes(t, store, opts) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, store) })
+	t.Run("Counters", func(t *testing.T) { testCounters(t, store) })
+	t.Run("Atomicity", func(t *testing.T) { testAtomicity(t, store) })
+	t.Run("CounterInput", func(t *testing.T) { testCounterInput(t, store) })
 }
 
 // Key returns a key no other test or earlier run uses.
