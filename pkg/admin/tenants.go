@@ -67,6 +67,7 @@ func (h *Handler) create(w http.ResponseWriter, ctx context.Context, t tenant.Te
 	if err != nil {
 		return storeError(err)
 	}
+	h.audit(ctx, OpCreate, tenant.Tenant{}, stored)
 	writeTenant(w, http.StatusCreated, stored)
 	return nil
 }
@@ -88,6 +89,7 @@ func (h *Handler) update(w http.ResponseWriter, ctx context.Context, m ifMatch, 
 	if err != nil {
 		return storeError(err)
 	}
+	h.audit(ctx, updateOp(ctx), old, stored)
 	writeTenant(w, http.StatusOK, stored)
 	return nil
 }
@@ -147,6 +149,7 @@ func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params)
 	if err != nil {
 		return storeError(err)
 	}
+	h.audit(r.Context(), OpDelete, old, tenant.Tenant{})
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -205,6 +208,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error 
 		stored, err := h.tenants.Replace(r.Context(), tenant.Reset(old), old.Version)
 		switch {
 		case err == nil:
+			h.audit(r.Context(), OpReset, old, stored)
 			writeTenant(w, http.StatusOK, stored)
 			return nil
 		case errors.Is(err, tenantstore.ErrVersionConflict) && !m.present:

@@ -66,8 +66,9 @@
 // Each decision writes one slog line (JSON in the Lambda function) with the tenant,
 // route, rule, status, remaining, latency, store and config round trips, fail-open and
 // shadow flags, and the reason, never the key; and one CloudWatch Embedded Metric Format
-// document on the metrics writer (stdout in Lambda) with, per TenantId, the counts
-// Allowed, Denied, Unauthorized and FailOpen and, when the store was called, its
-// StoreLatency in milliseconds. CloudWatch Logs turns the document into metrics of the
-// namespace "edgelimit" without an API call.
+// document on the metrics writer (stdout in Lambda) with the counts Allowed, Denied,
+// Unauthorized, FailOpen and FailClosed and, when the store was called, its
+// StoreLatency in milliseconds, each per TenantId and in total (no dimension).
+// CloudWatch Logs turns the document into metrics of the namespace "edgelimit" without
+// an API call; template.yaml's dashboard and alarms chart them.
 package authorizer

@@ -166,7 +166,7 @@ func TestObservability(t *testing.T) {
 		docs[0]["Allowed"] != 1.0 || docs[0]["Denied"] != 0.0 || docs[0]["FailOpen"] != 0.0 || docs[0]["StoreLatency"] == nil {
 		t.Fatalf("EMF document %v", docs[0])
 	}
-	if len(dir["Metrics"].([]any)) != 5 || docs[1]["TenantId"] != "unknown" || docs[1]["Unauthorized"] != 1.0 || docs[1]["StoreLatency"] != nil {
+	if len(dir["Metrics"].([]any)) != 6 || docs[1]["TenantId"] != "unknown" || docs[1]["Unauthorized"] != 1.0 || docs[1]["StoreLatency"] != nil {
 		t.Fatalf("EMF documents %v", docs)
 	}
 }

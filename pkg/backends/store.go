@@ -47,6 +47,11 @@ func DecideOne(ctx context.Context, s Store, key string, set *limiter.Set, now, 
 // MaxKeyLen is the longest key a Store accepts, in bytes.
 const MaxKeyLen = 1024
 
+// ErrThrottled is wrapped by a Store's errors when the service refused a request for
+// capacity or rate (DynamoDB's ProvisionedThroughputExceededException and
+// ThrottlingException, say): the request did nothing, and a caller may shed load.
+var ErrThrottled = errors.New("throttled")
+
 // ErrKey is returned (wrapped) for an empty or over-long key.
 var ErrKey = errors.New("invalid key")
 

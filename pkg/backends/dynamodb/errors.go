@@ -6,14 +6,16 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/edgelimit/edgelimit/pkg/backends"
 )
 
 // Errors of the Store. Each wraps the SDK error it came from, when there is one.
 var (
 	// ErrContention: the item changed under every one of the 3 attempts.
 	ErrContention = errors.New("dynamodb: state kept changing under the decision")
-	// ErrThrottled: DynamoDB refused the request for capacity or rate.
-	ErrThrottled = errors.New("dynamodb: throttled")
+	// ErrThrottled: DynamoDB refused the request for capacity or rate. It wraps
+	// backends.ErrThrottled.
+	ErrThrottled = fmt.Errorf("dynamodb: %w", backends.ErrThrottled)
 	// ErrTableNotFound: the counters table does not exist (or is not active).
 	ErrTableNotFound = errors.New("dynamodb: table not found")
 	// ErrMalformedItem: the item holds an attribute of the wrong type or value, for
