@@ -117,6 +117,8 @@ func TestCancellationReasons(t *testing.T) {
 				t.Fatalf("error %v, want a decision", err)
 			case tc.want != nil && (err == nil || tc.want != errAny && !errors.Is(err, tc.want)):
 				t.Fatalf("error %v, want %v", err, tc.want)
+			case tc.want == ErrThrottled && !errors.Is(err, backends.ErrThrottled):
+				t.Fatalf("error %v does not wrap backends.ErrThrottled", err)
 			case api.calls != tc.calls:
 				t.Fatalf("%d requests, want %d", api.calls, tc.calls)
 			}
