@@ -35,14 +35,15 @@ prints a new key for it.`
 
 // runDev is `edgelimit dev`: flags, environment and wiring; pkg/devserver does the work.
 func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	listen := fs.String("listen", "127.0.0.1:3000", "address to serve on (loopback)")
-	upstream := fs.String("upstream", "", "URL that allowed requests are proxied to (default: a built-in echo)")
+	fs := flag.NewFlagSet("edgelimit dev", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:3000", "`address` to serve on (loopback)")
+	upstream := fs.String("upstream", "", "`URL` that allowed requests are proxied to (default: a built-in echo)")
 	backend := fs.String("backend", "", "memory, dynamodb or upstash (default: $EDGELIMIT_BACKEND, else memory)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "edgelimit dev: %v\n%s\n", err, devUsage)
-		return 2
+	if code := parseArgs(fs, devUsage, args, stdout, stderr); code != proceed {
+		return code
+	}
+	if code := noArgs(fs, devUsage, stderr); code != proceed {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,10 +19,7 @@ import (
 // process is stopped (SIGINT) when the test ends.
 func startDevBinary(t *testing.T) (base, demoKey string) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "edgelimit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "EDGELIMIT_BACKEND=memory", "EDGELIMIT_TENANTS_FILE=")
 	stdout, err := cmd.StdoutPipe()
