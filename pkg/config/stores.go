@@ -72,19 +72,28 @@ func (c Config) awsConfig(ctx context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
+// dynamoClient is the DynamoDB client of c: the SDK's configuration, with opts'
+// HTTPClient and c's endpoint.
+func (c Config) dynamoClient(ctx context.Context, opts Options) (*dynamodb.Client, error) {
 	awsCfg, err := c.awsConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if opts.HTTPClient != nil {
 			o.HTTPClient = opts.HTTPClient
 		}
 		if c.DynamoDBEndpoint != "" { // the SDK reads it too; this honours Load's getenv
 			o.BaseEndpoint = aws.String(c.DynamoDBEndpoint)
 		}
-	})
+	}), nil
+}
+
+func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
+	client, err := c.dynamoClient(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
 	st := &Stores{Counters: bdynamodb.New(client, c.CountersTable, bdynamodb.Config{})}
 	if c.TenantsTable != "" {
 		st.Tenants = tdynamodb.New(client, c.TenantsTable)
