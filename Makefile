@@ -5,7 +5,7 @@
 EDGELIMIT_TOOLS ?= $(CURDIR)/.tools
 export EDGELIMIT_TOOLS
 
-.PHONY: test test-unit test-fresh services vet
+.PHONY: test test-unit test-fresh services vet dev dev-upstash dev-dynamodb
 
 # go vet, gofmt, and every test with the test services running (installed if missing).
 test:
@@ -26,6 +26,21 @@ services:
 
 vet:
 	go vet ./...
+
+# `edgelimit dev` (the authorizer and the admin API on 127.0.0.1:3000), built first with
+# a line saying so; DEV_FLAGS passes flags (DEV_FLAGS="--listen 127.0.0.1:3001").
+# dev: the memory backend. dev-upstash: the Upstash REST protocol, served by
+# `edgelimit upstash-local` over a redis-server that scripts/services.sh starts.
+# dev-dynamodb: DynamoDB Local, started the same way; dev creates its tables. The
+# services stop with dev (Ctrl-C) and keep nothing.
+dev:
+	bash scripts/dev.sh memory $(DEV_FLAGS)
+
+dev-upstash:
+	EDGELIMIT_SERVICES=upstash bash scripts/services.sh run -- bash scripts/dev.sh upstash $(DEV_FLAGS)
+
+dev-dynamodb:
+	EDGELIMIT_SERVICES=dynamodb bash scripts/services.sh run -- bash scripts/dev.sh dynamodb $(DEV_FLAGS)
 
 # ---- SAM build targets (build-AuthorizerFunction, ...) ----
 #
