@@ -7,7 +7,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
-// The context keys, exactly as DESIGN.md and the gateway response templates name them.
+// The context keys, exactly as docs/design.md and the gateway response templates name them.
 const (
 	CtxTenantID   = "tenantId"
 	CtxRule       = "rule"
