@@ -17,6 +17,8 @@ const (
 	tenantsTable       = "TenantsTable"
 	countersTable      = "CountersTable"
 	tokenSecretParam   = "UpstashTokenSecretArn"
+	tokenKeyParam      = "UpstashTokenKmsKeyArn"
+	logRetentionParam  = "LogRetentionDays"
 	dynamoCondition    = "UseDynamoDB"
 	apiKeyHeader       = "x-api-key"
 )
