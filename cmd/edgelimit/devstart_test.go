@@ -44,7 +44,7 @@ func TestDevEnv(t *testing.T) {
 	env := map[string]string{"EDGELIMIT_BACKEND": "upstash", "EDGELIMIT_LOG_LEVEL": "debug", "EDGELIMIT_CONFIG_TTL": " "}
 	lookup := func(k string) string { return env[k] }
 	get := devEnv("", lookup)
-	if get("EDGELIMIT_BACKEND") != "upstash" || get("EDGELIMIT_CONFIG_TTL") != "0" || get("EDGELIMIT_LATENCY_BUDGET") != "1s" || get("EDGELIMIT_LOG_LEVEL") != "debug" {
+	if get("EDGELIMIT_BACKEND") != "upstash" || get("EDGELIMIT_CONFIG_TTL") != "0" || get("EDGELIMIT_LATENCY_BUDGET") != "5s" || get("EDGELIMIT_LOG_LEVEL") != "debug" {
 		t.Errorf("devEnv: backend %q, TTL %q, budget %q", get("EDGELIMIT_BACKEND"), get("EDGELIMIT_CONFIG_TTL"), get("EDGELIMIT_LATENCY_BUDGET"))
 	}
 	env["EDGELIMIT_CONFIG_TTL"] = "10s"
