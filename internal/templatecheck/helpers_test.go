@@ -15,6 +15,8 @@ const (
 	tenantsTable       = "TenantsTable"
 	countersTable      = "CountersTable"
 	tokenSecretParam   = "UpstashTokenSecretArn"
+	tokenKeyParam      = "UpstashTokenKmsKeyArn"
+	logRetentionParam  = "LogRetentionDays"
 	dynamoCondition    = "UseDynamoDB"
 	apiKeyHeader       = "x-api-key"
 )

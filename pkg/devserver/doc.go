@@ -19,4 +19,7 @@
 //
 // /admin/... is the admin API (pkg/admin) without authentication: serve it on a
 // loopback address only.
+//
+// EnsureDemo prepares the demo tenant and its one demo key, replacing the key an
+// earlier start issued (found again through the tenant's metadata).
 package devserver

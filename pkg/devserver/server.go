@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -48,7 +49,7 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP routes /admin/ to the admin API and decides every other request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/admin" || len(r.URL.Path) > 7 && r.URL.Path[:7] == "/admin/" {
+	if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
 		s.admin.ServeHTTP(w, r)
 		return
 	}

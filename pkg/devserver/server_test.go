@@ -23,7 +23,7 @@ import (
 	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
-var t0 = limiter.Micros(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+var serverT0 = limiter.Micros(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
 
 // newServer is a dev gateway over memory tenants holding tenantJSON, the counters
 // given (nil: memory) and a frozen clock; it returns the server and a key of the tenant.
@@ -37,14 +37,14 @@ func newServer(t *testing.T, tenantJSON string, counters backends.Store) (*devse
 	if _, err := tenants.Create(t.Context(), tn); err != nil {
 		t.Fatal(err)
 	}
-	key, rec := apikey.Generate(tn.ID, t0)
+	key, rec := apikey.Generate(tn.ID, serverT0)
 	if err := tenants.PutKey(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
 	if counters == nil {
 		counters = bmemory.New(bmemory.Config{})
 	}
-	now := func() int64 { return t0 }
+	now := func() int64 { return serverT0 }
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: now})
 	if err != nil {
 		t.Fatal(err)
