@@ -1,8 +1,10 @@
 // Package authorizer answers API Gateway's Lambda authorizer events with the decisions
 // of a gate.Gate: the REST API (v1) REQUEST authorizer and the HTTP API (v2) payload
-// 2.0 authorizer. It uses aws-lambda-go's events types; Handler.Invoke is a
-// lambda.Handler that reads the raw event and chooses its type, and REST and HTTP take
-// decoded events for tests and other callers.
+// 2.0 authorizer. Handler.Invoke is the lambda.Handler of the function: it reads the
+// raw event in one pass (request.ParseAuthorizerEvent: its kind, and only the members
+// it needs) and writes the reply's JSON itself, the bytes encoding/json would write for
+// aws-lambda-go's response types. REST, HTTP and HTTPIAM take and return those types,
+// decoded, for `edgelimit dev` and other callers.
 //
 // # Answers
 //

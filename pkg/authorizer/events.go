@@ -11,6 +11,15 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/request"
 )
 
+// ErrTokenEvent is returned for a TOKEN authorizer event (request.ErrTokenEvent).
+var ErrTokenEvent = request.ErrTokenEvent
+
+// The events without the ARN their policy would name.
+var (
+	errNoMethodArn = errors.New("authorizer: REST event without a methodArn: not an API Gateway REQUEST authorizer event")
+	errNoRouteArn  = errors.New("authorizer: HTTP API event without a routeArn: not an API Gateway authorizer event")
+)
+
 // REST answers a REST API (v1) REQUEST authorizer event (also the HTTP API's payload
 // format 1.0) with an IAM policy on the event's methodArn, or ErrUnauthorized.
 func (h *Handler) REST(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
@@ -27,7 +36,7 @@ func (h *Handler) RESTResult(ctx context.Context, ev events.APIGatewayCustomAuth
 		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, err
 	}
 	if ev.MethodArn == "" {
-		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, errors.New("authorizer: REST event without a methodArn: not an API Gateway REQUEST authorizer event")
+		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, errNoMethodArn
 	}
 	res, err := h.decide(ctx, req, ev.RequestContext.RequestID)
 	if err != nil {
@@ -58,7 +67,7 @@ func (h *Handler) HTTP(ctx context.Context, ev events.APIGatewayV2CustomAuthoriz
 // ErrUnauthorized.
 func (h *Handler) HTTPIAM(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerIAMPolicyResponse, error) {
 	if ev.RouteArn == "" {
-		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, errors.New("authorizer: HTTP API event without a routeArn: not an API Gateway authorizer event")
+		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, errNoRouteArn
 	}
 	res, err := h.decide(ctx, request.FromHTTPAuthorizer(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
 	if err != nil {

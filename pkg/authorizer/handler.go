@@ -2,7 +2,6 @@ package authorizer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"os"
 
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/request"
 )
 
 // HTTPResponse chooses the HTTP API (v2) response format.
@@ -94,33 +94,36 @@ func New(cfg Config) (*Handler, error) {
 
 // Invoke answers one raw authorizer event: it is the lambda.Handler of the function.
 // It returns ErrUnauthorized for a 401 and a descriptive error for an event it cannot
-// answer (see the package doc); backend failures are answered, never errors.
+// answer (see the package doc); backend failures are answered, never errors. It reads
+// the event in one pass (request.ParseAuthorizerEvent) and writes the reply's JSON
+// itself: the bytes encoding/json writes for the response REST, HTTP or HTTPIAM
+// returns.
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
-	kind, err := detect(payload)
+	ev, err := request.ParseAuthorizerEvent(payload, h.gate.KeyHeader())
 	if err != nil {
 		return nil, err
 	}
-	var resp any
-	switch kind {
-	case kindREST:
-		resp, err = decodeAndRun(ctx, payload, h.REST)
-	case kindHTTP:
-		if h.http == IAMResponse {
-			resp, err = decodeAndRun(ctx, payload, h.HTTPIAM)
-		} else {
-			resp, err = decodeAndRun(ctx, payload, h.HTTP)
+	iam := ev.Kind == request.HTTPEvent && h.http == IAMResponse
+	switch {
+	case ev.Kind == request.RESTEvent && ev.MethodArn == "":
+		return nil, errNoMethodArn
+	case iam && ev.RouteArn == "":
+		return nil, errNoRouteArn
+	}
+	res, err := h.decide(ctx, ev.Request, ev.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, replySize)
+	switch {
+	case ev.Kind == request.RESTEvent:
+		usageKey := ""
+		if h.usage == UsageAPIKey {
+			usageKey = ev.Request.APIKey
 		}
+		return appendPolicyResponse(out, &res, ev.MethodArn, usageKey), nil
+	case iam:
+		return appendPolicyResponse(out, &res, ev.RouteArn, ""), nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(resp)
-}
-
-func decodeAndRun[E, R any](ctx context.Context, payload []byte, run func(context.Context, E) (R, error)) (any, error) {
-	var ev E
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return nil, fmt.Errorf("authorizer: malformed event: %w", err)
-	}
-	return run(ctx, ev)
+	return appendSimpleResponse(out, &res), nil
 }

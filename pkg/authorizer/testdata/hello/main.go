@@ -1,25 +1,13 @@
-// Command hello is the smallest aws-lambda-go REST authorizer: it allows every request.
-// It is the baseline of the cold-start comparison in functions/authorizer (bootstrap
-// size and the emulator's Init Duration), built the same way as the real authorizer.
+// Command hello is the smallest aws-lambda-go REST authorizer (package
+// pkg/authorizer/internal/hello): it allows every request. It is the baseline of the
+// cold-start comparison in functions/authorizer (bootstrap size and the runtime's
+// init), built the same way as the real authorizer.
 package main
 
 import (
-	"context"
-
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/edgelimit/edgelimit/pkg/authorizer/internal/hello"
 )
 
-func handle(_ context.Context, ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
-	return events.APIGatewayCustomAuthorizerResponse{
-		PrincipalID: "hello",
-		PolicyDocument: events.APIGatewayCustomAuthorizerPolicy{
-			Version: "2012-10-17",
-			Statement: []events.IAMPolicyStatement{
-				{Action: []string{"execute-api:Invoke"}, Effect: "Allow", Resource: []string{ev.MethodArn}},
-			},
-		},
-	}, nil
-}
-
-func main() { lambda.Start(handle) }
+func main() { lambda.Start(hello.Handle) }
