@@ -20,6 +20,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
 	"github.com/edgelimit/edgelimit/pkg/config"
+	"github.com/edgelimit/edgelimit/pkg/config/awsdefault"
 	"github.com/edgelimit/edgelimit/pkg/console"
 	"github.com/edgelimit/edgelimit/pkg/devserver"
 	"github.com/edgelimit/edgelimit/pkg/gate"
@@ -120,14 +121,16 @@ func prepareDev(ctx context.Context, o devOptions, progress io.Writer) (http.Han
 		return nil, demo, err
 	}
 	fmt.Fprintf(progress, "edgelimit dev: backend %s%s\n", cfg.Backend, describeBackend(cfg))
-	created, err := cfg.CreateTables(ctx, config.Options{})
+	// Not a Lambda function: the SDK's default chain (profiles, SSO) finds credentials.
+	opts := config.Options{AWSConfig: awsdefault.Load}
+	created, err := cfg.CreateTables(ctx, opts)
 	for _, table := range created {
 		fmt.Fprintf(progress, "edgelimit dev: created the DynamoDB table %s\n", table)
 	}
 	if err != nil {
 		return nil, demo, err
 	}
-	stores, err := cfg.Build(ctx, config.Options{})
+	stores, err := cfg.Build(ctx, opts)
 	if err != nil {
 		return nil, demo, err
 	}

@@ -5,9 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,5 +230,26 @@ func TestKeysShareTheTenantQuota(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A store that is down at the cold start does not fail it: the warm-up's failure is
+// logged, the function starts, and its first decision fails over by the fail mode
+// (closed: Deny, marked failClosed).
+func TestColdStartWithTheStoreDown(t *testing.T) {
+	bootstrap := build(t, ".", "authorizer")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	fn := startFunction(t, bootstrap, map[string]string{"EDGELIMIT_BACKEND": "upstash",
+		"UPSTASH_REDIS_REST_URL": down, "UPSTASH_REDIS_REST_TOKEN": "token"})
+	if r := fn.call(t, readEvent(t, "rest-valid-key")); r.effect() != "Deny" || r.Context["failClosed"] != true {
+		t.Fatalf("first decision with the store down: %+v, want the fail mode's Deny", r)
+	}
+	if out := fn.Output(); !strings.Contains(out, "store warm-up failed") {
+		t.Errorf("no warm-up failure in the function's output:\n%s", out)
 	}
 }

@@ -1,8 +1,8 @@
 // Command authorizer is the Lambda REQUEST authorizer of edgelimit: wiring only. It
-// reads the environment (pkg/config), builds the stores and the gate (pkg/gate), and
-// serves API Gateway's authorizer events (pkg/authorizer). template.yaml and the
-// Makefile's build-<LogicalId> targets build and deploy it as the provided.al2023
-// "bootstrap".
+// reads the environment (pkg/config), builds the stores, opens their connection
+// (config.Stores.WarmUp) and the gate (pkg/gate), and serves API Gateway's authorizer
+// events (pkg/authorizer). template.yaml and the Makefile's build-<LogicalId> targets
+// build and deploy it as the provided.al2023 "bootstrap".
 package main
 
 import (
@@ -35,6 +35,12 @@ func setup(ctx context.Context) (*authorizer.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	// Connect during init, so that the first decision does not; a store that is down
+	// does not fail the cold start (the first decision fails over if it still is).
+	if err := stores.WarmUp(ctx); err != nil {
+		logger.Warn("store warm-up failed", "error", err.Error())
+	}
 	g, err := gate.New(cfg.GateConfig(stores))
 	if err != nil {
 		return nil, err
@@ -43,6 +49,6 @@ func setup(ctx context.Context) (*authorizer.Handler, error) {
 		Gate:            g,
 		HTTPResponse:    authorizer.HTTPResponse(cfg.HTTPAPIResponse),
 		UsageIdentifier: authorizer.UsageIdentifier(cfg.UsageIdentifier),
-		Logger:          slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel})),
+		Logger:          logger,
 	})
 }

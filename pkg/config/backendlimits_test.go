@@ -26,6 +26,8 @@ func TestTenantsFileCheckedAgainstTheBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "edgelimittest")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "edgelimittest")
 	dynamo := config.Config{Backend: config.BackendDynamoDB, CountersTable: "counters", TenantsFile: path}
 	_, err := dynamo.Build(context.Background(), config.Options{})
 	var fe *limiter.FieldError

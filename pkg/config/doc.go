@@ -9,8 +9,10 @@
 //   - memory: tenants from EDGELIMIT_TENANTS_FILE (an empty store without it), counters
 //     in this process. For local runs and tests: every Lambda instance counts alone.
 //   - dynamodb: tenants in EDGELIMIT_TENANTS_TABLE, counters in EDGELIMIT_COUNTERS_TABLE,
-//     through aws-sdk-go-v2 (config.LoadDefaultConfig: the Lambda role's credentials and
-//     region). AWS_ENDPOINT_URL_DYNAMODB points it at DynamoDB Local.
+//     through aws-sdk-go-v2, with the Lambda role's credentials and region from the
+//     environment (LambdaAWSConfig; Options.AWSConfig takes another source, such as
+//     the SDK's default chain of pkg/config/awsdefault for `edgelimit dev`).
+//     AWS_ENDPOINT_URL_DYNAMODB points it at DynamoDB Local.
 //   - upstash: tenants and counters in one Upstash Redis database, UPSTASH_REDIS_REST_URL
 //     and UPSTASH_REDIS_REST_TOKEN. When the token is unset and
 //     UPSTASH_REDIS_REST_TOKEN_SECRET_ARN is set, the token is read once from AWS
@@ -21,4 +23,6 @@
 // With EDGELIMIT_TENANTS_FILE set, tenants always come from the file, whatever the
 // backend: a small deployment can keep its tenants in the function's package and its
 // counters in DynamoDB or Upstash.
+//
+// Stores.WarmUp opens the stores' connection, for the authorizer's init.
 package config

@@ -21,7 +21,7 @@ const maxSecretBytes = 1 << 20
 // readSecret reads the Upstash token from Secrets Manager: one GetSecretValue call,
 // signed with SigV4 (the AWS JSON 1.1 protocol, which needs no service SDK).
 func (c Config) readSecret(ctx context.Context, opts Options) (string, error) {
-	awsCfg, err := c.awsConfig(ctx)
+	awsCfg, err := c.awsConfig(ctx, opts)
 	if err != nil {
 		return "", err
 	}

@@ -21,6 +21,7 @@ import (
 type Stores struct {
 	Tenants  tenantstore.Store
 	Counters backends.Store
+	warmUp   func(context.Context) error // see WarmUp; nil: nothing to open
 }
 
 // Options are what Build takes besides the Config, for tests and local tools.
@@ -28,6 +29,11 @@ type Options struct {
 	// HTTPClient sends the Upstash, DynamoDB and Secrets Manager requests; nil means
 	// each client's default.
 	HTTPClient *http.Client
+	// AWSConfig makes the AWS configuration of the DynamoDB and Secrets Manager
+	// clients; nil means LambdaAWSConfig of the process's environment, which is what a
+	// Lambda function has. awsdefault.Load is the SDK's default chain (profiles, SSO,
+	// instance roles), for `edgelimit dev` and servers.
+	AWSConfig AWSConfigFunc
 }
 
 // Build makes the stores of c. It makes no request to a store, except to read the
@@ -63,7 +69,7 @@ func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error
 	if err != nil {
 		return nil, err
 	}
-	st := &Stores{Counters: bdynamodb.New(client, c.CountersTable, bdynamodb.Config{})}
+	st := &Stores{Counters: bdynamodb.New(client, c.CountersTable, bdynamodb.Config{}), warmUp: dynamoWarmUp(client)}
 	if c.TenantsTable != "" {
 		st.Tenants = tdynamodb.New(client, c.TenantsTable)
 	}
@@ -86,6 +92,7 @@ func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error)
 	return &Stores{
 		Tenants:  tupstash.New(client, tupstash.Config{Prefix: c.UpstashPrefix}),
 		Counters: upstash.NewStore(client, upstash.StoreConfig{}),
+		warmUp:   upstashWarmUp(client),
 	}, nil
 }
 
