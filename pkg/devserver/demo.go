@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 // DemoTenant is the tenant `edgelimit dev` creates: 5 requests per 10 seconds, the
@@ -17,12 +17,12 @@ const DemoTenant = `{"id": "demo", "rules": [{"name": "demo", "algorithm": "fixe
 
 // EnsureDemo creates the demo tenant unless a tenant "demo" exists, gives it a new API
 // key, and returns the raw key (shown once; only its hash is stored).
-func EnsureDemo(ctx context.Context, tenants tenantstore.Store, now int64) (string, error) {
+func EnsureDemo(ctx context.Context, tenants store.Tenants, now int64) (string, error) {
 	t, err := tenant.Decode([]byte(DemoTenant))
 	if err != nil {
 		return "", err
 	}
-	if _, err := tenants.Create(ctx, tenant.ApplyCreate(t)); err != nil && !errors.Is(err, tenantstore.ErrExists) {
+	if _, err := tenants.Create(ctx, tenant.ApplyCreate(t)); err != nil && !errors.Is(err, store.ErrExists) {
 		return "", fmt.Errorf("creating the demo tenant: %w", err)
 	}
 	key, rec := apikey.Generate(t.ID, now)
