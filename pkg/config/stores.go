@@ -5,22 +5,19 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bdynamodb "github.com/edgelimit/edgelimit/pkg/backends/dynamodb"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
-	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
-	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
-	tupstash "github.com/edgelimit/edgelimit/pkg/tenantstore/upstash"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // Stores are the stores a Config names.
 type Stores struct {
-	Tenants  tenantstore.Store
-	Counters backends.Store
+	Tenants  store.Tenants
+	Counters store.Counters
 	warmUp   func(context.Context) error // see WarmUp; nil: nothing to open
 }
 
@@ -49,13 +46,13 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	case BackendUpstash:
 		st, err = c.buildUpstash(ctx, opts)
 	default:
-		st = &Stores{Tenants: tmemory.New(), Counters: bmemory.New(bmemory.Config{})}
+		st = &Stores{Tenants: memory.NewTenants(), Counters: memory.NewCounters(memory.CountersConfig{})}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if c.TenantsFile != "" {
-		file, err := tmemory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return backends.CheckRule(st.Counters, r) })
+		file, err := memory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return store.CheckRule(st.Counters, r) })
 		if err != nil {
 			return nil, fmt.Errorf("config: %s: %w", EnvTenantsFile, err)
 		}
@@ -65,13 +62,13 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 }
 
 func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
-	client, err := c.dynamoClient(ctx, opts)
+	client, err := c.dynamoDBClient(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	st := &Stores{Counters: bdynamodb.New(client, c.CountersTable, bdynamodb.Config{}), warmUp: dynamoWarmUp(client)}
+	st := &Stores{Counters: dynamodb.NewCounters(client, c.CountersTable, dynamodb.CountersConfig{}), warmUp: dynamoWarmUp(client)}
 	if c.TenantsTable != "" {
-		st.Tenants = tdynamodb.New(client, c.TenantsTable)
+		st.Tenants = dynamodb.NewTenants(client, c.TenantsTable)
 	}
 	return st, nil
 }
@@ -84,14 +81,14 @@ func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error)
 			return nil, err
 		}
 	}
-	client, err := upstash.NewClient(upstash.Config{URL: c.UpstashURL, Token: token,
+	client, err := upstashrest.NewClient(upstashrest.Config{URL: c.UpstashURL, Token: token,
 		HTTPClient: opts.HTTPClient, KeyLocking: c.UpstashLocking})
 	if err != nil {
 		return nil, fmt.Errorf("config: %s: %w", EnvUpstashURL, err)
 	}
 	return &Stores{
-		Tenants:  tupstash.New(client, tupstash.Config{Prefix: c.UpstashPrefix}),
-		Counters: upstash.NewStore(client, upstash.StoreConfig{}),
+		Tenants:  upstash.NewTenants(client, upstash.TenantsConfig{Prefix: c.UpstashPrefix}),
+		Counters: upstash.NewCounters(client, upstash.CountersConfig{}),
 		warmUp:   upstashWarmUp(client),
 	}, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // warmUpTimeout bounds WarmUp: a store that is down delays a cold start by this much
@@ -66,7 +66,7 @@ func dynamoWarmUp(client *dynamodb.Client) func(context.Context) error {
 }
 
 // upstashWarmUp returns the warm-up of client: a PING.
-func upstashWarmUp(client *upstash.Client) func(context.Context) error {
+func upstashWarmUp(client *upstashrest.Client) func(context.Context) error {
 	return func(ctx context.Context) error {
 		_, err := client.Do(ctx, "PING")
 		return err
