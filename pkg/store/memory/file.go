@@ -3,8 +3,10 @@ package memory
 import (
 	"context"
 
+	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // LoadFile returns a Tenants holding the tenants and key records of the tenants file at
@@ -13,8 +15,10 @@ import (
 // honour fails the load. Errors are *store.FileError naming the file, the tenantEntry
 // and the field.
 func LoadFile(path string, check func(limiter.Rule) error) (*Tenants, error) {
-	s := NewTenants()
-	if err := store.LoadFile(context.Background(), path, s, check); err != nil {
+	s, ctx := NewTenants(), context.Background()
+	err := store.LoadFileWith(path, check, func(t tenant.Tenant) error { _, err := s.Create(ctx, t); return err },
+		func(r apikey.Record) error { return s.PutKey(ctx, r) })
+	if err != nil {
 		return nil, err
 	}
 	return s, nil
