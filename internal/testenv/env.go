@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -48,3 +49,17 @@ func RIE(tb testing.TB) string { tb.Helper(); return Require(tb, EnvRIE) }
 
 // NodeModules returns the node_modules folder holding the npm test packages.
 func NodeModules(tb testing.TB) string { tb.Helper(); return Require(tb, EnvNodeModules) }
+
+// Node returns the path of node, skipping the test without it (failing when CI is set).
+func Node(tb testing.TB) string {
+	tb.Helper()
+	node, err := exec.LookPath("node")
+	if err == nil {
+		return node
+	}
+	if os.Getenv(envCI) != "" {
+		tb.Fatal("node is not installed under CI: " + startServicesHint)
+	}
+	tb.Skip("node is not installed")
+	return ""
+}

@@ -105,25 +105,12 @@ func (w *captureWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// requireNode returns the path of node, skipping (failing under CI) without it.
-func requireNode(t *testing.T) string {
-	node, err := exec.LookPath("node")
-	if err == nil {
-		return node
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("node is not installed under CI")
-	}
-	t.Skip("node is not installed")
-	return ""
-}
-
 // TestOfficialClient runs testdata/official_client.mjs, which drives this server
 // with @upstash/redis and @upstash/ratelimit, so that our server (and through it
 // our client) cannot drift from the protocol the official clients speak.
 func TestOfficialClient(t *testing.T) {
 	modules := testenv.NodeModules(t)
-	node := requireNode(t)
+	node := testenv.Node(t)
 	rec := &recorder{}
 	ts := newTestServer(t, Config{}, func(h http.Handler) http.Handler { rec.next = h; return rec })
 

@@ -1,6 +1,7 @@
 package limiter
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -53,6 +54,24 @@ func BenchmarkDecide(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecideLocked is Set.Decide on the token bucket of BenchmarkXTimeRateAllowN
+// (same rate, burst and clock), behind a sync.Mutex as rate.Limiter is behind its own:
+// like with like, where Set.Decide alone takes no lock (its caller holds the states).
+func BenchmarkDecideLocked(b *testing.B) {
+	s := mustSet(b, nil, `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`)
+	states := s.NewStates()
+	var mu sync.Mutex
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		mu.Lock()
+		_, err := s.Decide(states, t0+int64(i), 1)
+		mu.Unlock()
+		if err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -23,6 +23,21 @@ func BenchmarkXTimeRateAllowN(b *testing.B) {
 	}
 }
 
+// BenchmarkXTimeRateOneKey is the like-with-like peer of BenchmarkDecideOneKey: one
+// key's x/time/rate limiter found in a map behind a mutex, as a per-key limiter keeps
+// them, then AllowN.
+func BenchmarkXTimeRateOneKey(b *testing.B) {
+	var mu sync.Mutex
+	lims := map[string]*rate.Limiter{"key": rate.NewLimiter(rate.Limit(1000), 100)}
+	now := time.UnixMicro(at)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		mu.Lock()
+		lims["key"].AllowN(now.Add(time.Duration(i)*time.Microsecond), 1)
+		mu.Unlock()
+	}
+}
+
 // BenchmarkDecideOneKey: one key, one token bucket rule, time advancing 1us per call.
 func BenchmarkDecideOneKey(b *testing.B) {
 	s := NewCounters(CountersConfig{})

@@ -1,8 +1,13 @@
 package upstash
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -16,17 +21,49 @@ import (
 var benchRule = `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`
 
 // BenchmarkStoreDecide: Counters.Decide through the local Upstash-compatible server
-// (HTTP, JSON) to redis-server, over loopback.
+// (HTTP, JSON) to redis-server, over loopback, with the HTTP requests per decision
+// (each one command: the script's EVALSHA).
 func BenchmarkStoreDecide(b *testing.B) {
-	st := newTestStore(b, nil)
+	ct := &testenv.CountingTransport{}
+	st := newTestStore(b, ct)
 	set := storetest.Set(b, nil, benchRule)
 	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			ct.Reset()
 			storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
 				_, err := store.DecideOne(ctx, st, key, set, at+int64(i)*100, 1)
 				return err
 			})
+			b.ReportMetric(float64(ct.Count())/float64(b.N), "requests/decision")
+		})
+	}
+}
+
+// BenchmarkUpstashRatelimitJS is BenchmarkStoreDecide's peer: @upstash/ratelimit (npm)
+// on the same local server and rule, with as many callers, each on its own identifier
+// (testdata/ratelimit_bench.mjs). Node times the b.N decisions itself: ns/op and
+// decisions/s leave its start and the script's loading out.
+func BenchmarkUpstashRatelimitJS(b *testing.B) {
+	url, token := testenv.UpstashURL(b)
+	modules, node := testenv.NodeModules(b), testenv.Node(b)
+	for _, callers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			cmd := exec.Command(node, "testdata/ratelimit_bench.mjs")
+			cmd.Env = append(os.Environ(), "UPSTASH_URL="+url, "UPSTASH_TOKEN="+token, "NODE_MODULES="+modules,
+				"KEY_PREFIX="+storetest.Key(b, "js"), "N="+strconv.Itoa(b.N), "CALLERS="+strconv.Itoa(callers))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			var res struct{ N, Callers, NS float64 }
+			if err == nil {
+				err = json.Unmarshal(out, &res)
+			}
+			if err != nil || res.N != float64(b.N) || res.NS <= 0 {
+				b.Fatalf("node: %v, %+v\n%s%s", err, res, out, stderr.Bytes())
+			}
+			b.ReportMetric(res.NS/res.N, "ns/op")
+			b.ReportMetric(res.N/(res.NS/1e9), "decisions/s")
 		})
 	}
 }
