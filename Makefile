@@ -5,7 +5,7 @@
 EDGELIMIT_TOOLS ?= $(CURDIR)/.tools
 export EDGELIMIT_TOOLS
 
-.PHONY: test test-unit test-fresh services vet dev dev-upstash dev-dynamodb
+.PHONY: test test-unit test-fresh services vet bench dev dev-upstash dev-dynamodb
 
 # go vet, gofmt, and every test with the test services running (installed if missing).
 test:
@@ -26,6 +26,12 @@ services:
 
 vet:
 	go vet ./...
+
+# Every benchmark with its peer in the same run, with the test services running:
+# writes docs/benchmarks.md, its SVG charts and README.md's figures block
+# (internal/benchreport).
+bench:
+	bash scripts/services.sh run -- go run ./internal/benchreport
 
 # `edgelimit dev` (the authorizer and the admin API on 127.0.0.1:3000), built first with
 # a line saying so; DEV_FLAGS passes flags (DEV_FLAGS="--listen 127.0.0.1:3001").

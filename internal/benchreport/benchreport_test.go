@@ -1,0 +1,156 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/edgelimit/edgelimit/pkg/store/upstash
+cpu: AMD EPYC
+BenchmarkStoreDecide/callers=1-2         	    2000	    575501 ns/op	      1738 decisions/s	         1.000 requests/decision	   10538 B/op	     121 allocs/op
+BenchmarkStoreDecide/callers=1-2         	    2000	    565501 ns/op	      1768 decisions/s	         1.000 requests/decision	   10538 B/op	     121 allocs/op
+BenchmarkStoreDecide/callers=1-2         	    2000	    600000 ns/op	      1666 decisions/s	         1.000 requests/decision	   10538 B/op	     121 allocs/op
+BenchmarkUpstashRatelimitJS/callers=1-2  	    2000	   1350161 ns/op	       740.7 decisions/s	       6 B/op	       0 allocs/op
+--- FAIL: BenchmarkBroken
+    bench_test.go:1: a log line
+PASS
+ok  	github.com/edgelimit/edgelimit/pkg/store/upstash	6.371s
+`
+
+// The parser reads go test's header and benchmark lines (the -P suffix dropped,
+// every unit kept, one value per -count), skips the rest, and gives medians.
+func TestParse(t *testing.T) {
+	r, err := parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.cpu != "AMD EPYC" || r.goos != "linux" || r.goarch != "amd64" || !strings.HasSuffix(r.pkg, "/upstash") {
+		t.Fatalf("header %+v", r)
+	}
+	if got := r.names(); len(got) != 2 || got[0] != "BenchmarkStoreDecide/callers=1" {
+		t.Fatalf("benchmarks %v", got)
+	}
+	if v, ok := r.median("BenchmarkStoreDecide/callers=1", nsPerOp); !ok || v != 575501 {
+		t.Errorf("median ns/op %v, %v; want 575501", v, ok)
+	}
+	if v, _ := r.median("BenchmarkStoreDecide/callers=1", "requests/decision"); v != 1 {
+		t.Errorf("requests/decision %v", v)
+	}
+	if _, ok := r.median("BenchmarkStoreDecide/callers=1", "no-such-unit"); ok {
+		t.Error("a unit never reported has a median")
+	}
+}
+
+// Every benchmark the headline reads is declared in its suite's package and matched by
+// the suite's -bench pattern: renaming one fails here, not in a report that says "not
+// measured".
+func TestHeadlineNamesRealBenchmarks(t *testing.T) {
+	bySuite := map[string]suite{}
+	for _, s := range suites {
+		bySuite[s.name] = s
+	}
+	for _, h := range headline {
+		s, ok := bySuite[h.suite]
+		if h.suite != "" && !ok {
+			t.Errorf("%s: no suite %q", h.what, h.suite)
+		}
+		for _, b := range h.benches {
+			top, _, _ := strings.Cut(b, "/")
+			if !regexp.MustCompile(s.bench).MatchString(top) {
+				t.Errorf("%s: %s is not matched by suite %s's -bench %q", h.what, top, s.name, s.bench)
+			}
+			if !declared(t, filepath.Join("..", "..", s.pkg), top) {
+				t.Errorf("%s: %s is not declared in %s", h.what, top, s.pkg)
+			}
+		}
+	}
+}
+
+func declared(t *testing.T, dir, name string) bool {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "func "+name+"(b *testing.B)") {
+			return true
+		}
+	}
+	return false
+}
+
+// The report of a run renders every headline row that has its figures, marks a pending
+// suite's rows and section pending, and says whether each goal is met.
+func TestReportOfARun(t *testing.T) {
+	r0, err := parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &report{runs: map[string]run{"upstash": r0}, pending: map[string]string{"redis": "pending the Redis backend"},
+		machine: machine{cpu: "AMD EPYC", cores: 2}}
+	md := r.markdown()
+	for _, want := range []string{
+		"| Upstash store, 1 caller, decisions/s | @upstash/ratelimit, same server and rule | 2.35x (1,738 decisions/s against 741 decisions/s) | at least 1.0x | met |",
+		"| Upstash client, allocations per decision | - | 121 allocs | at most 40 | **not met** |",
+		"| Redis store | redis_rate | pending the Redis backend |",
+		"Pending the Redis backend: this section fills itself",
+		"| `BenchmarkStoreDecide/callers=1` | 576 us | 121 allocs | 10,538 B | 1,738 decisions/s, 1.00 requests/decision |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+	if svg := r.ratioChart(); !strings.Contains(svg, "2.35x") || !strings.HasPrefix(svg, "<svg") {
+		t.Errorf("ratio chart:\n%s", svg)
+	}
+}
+
+// figures are the numbers README.md's figures block quotes: "13.8 us", "0.33x",
+// "1,738", "$20.20".
+var figures = regexp.MustCompile(`\$?[0-9][0-9,]*(\.[0-9]+)?x?`)
+
+// Every figure README.md quotes from the benchmarks (its block between the markers,
+// which `make bench` writes) is in docs/benchmarks.md, which the same run wrote.
+func TestREADMEQuotesTheReport(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := os.ReadFile(filepath.Join("..", "..", "docs", "benchmarks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, end := strings.Index(string(readme), readmeStart), strings.Index(string(readme), readmeEnd)
+	if start < 0 || end < start {
+		t.Fatal("README.md has no figures block")
+	}
+	block := string(readme[start+len(readmeStart) : end])
+	found := figures.FindAllString(block, -1)
+	if len(found) < 8 {
+		t.Fatalf("README.md's figures block quotes %d figures, want the run's headline: %q", len(found), block)
+	}
+	for _, f := range found {
+		if !strings.Contains(string(report), f) {
+			t.Errorf("README.md quotes %q, which docs/benchmarks.md does not hold", f)
+		}
+	}
+}
+
+// The cost table prices the authorizer's memory as template.yaml sets it.
+func TestCostsUseTheTemplatesMemory(t *testing.T) {
+	tmpl, err := os.ReadFile(filepath.Join("..", "..", "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)\n  AuthorizerFunction:\n.*?MemorySize: (\d+)`).FindSubmatch(tmpl)
+	if m == nil || string(m[1]) != "256" || authorizerMemoryMB != 256 {
+		t.Fatalf("template.yaml's AuthorizerFunction MemorySize %q, the cost table's %d", m, authorizerMemoryMB)
+	}
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// generate runs the suites in root and writes the report, its charts and README.md's
+// figures block. count, when positive, replaces each suite's -count.
+func generate(root string, count int, log io.Writer) error {
+	start := time.Now()
+	r := &report{runs: map[string]run{}, pending: map[string]string{}}
+	r.machine = machine{cores: runtime.NumCPU(), goVersion: runtime.Version(), loadBefore: loadavg(),
+		date: start.UTC().Format("2006-01-02")}
+	for _, s := range suites {
+		if _, err := os.Stat(filepath.Join(root, s.pkg)); s.pending != "" && err != nil {
+			r.pending[s.name] = s.pending
+			continue
+		}
+		out, err := runSuite(root, s, count, log)
+		if err != nil {
+			return err
+		}
+		parsed, err := parse(bytes.NewReader(out))
+		if err != nil {
+			return err
+		}
+		r.runs[s.name] = parsed
+		if r.machine.cpu == "" {
+			r.machine.cpu, r.machine.goos, r.machine.goarch = parsed.cpu, parsed.goos, parsed.goarch
+		}
+	}
+	var err error
+	if r.sizes, err = bootstrapSizes(root, log); err != nil {
+		return err
+	}
+	r.machine.loadAfter, r.machine.minutes = loadavg(), time.Since(start).Minutes()
+	return r.write(root)
+}
+
+// write writes docs/benchmarks.md, its charts and README.md's figures block.
+func (r *report) write(root string) error {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		return err
+	}
+	updated, err := replaceBlock(string(readme), r.readmeBlock())
+	if err != nil {
+		return err
+	}
+	files := map[string]string{
+		"docs/benchmarks.md":     r.markdown(),
+		"docs/bench-ratios.svg":  r.ratioChart(),
+		"docs/bench-upstash.svg": r.upstashChart(),
+		"README.md":              updated,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSuite runs s's benchmarks with go test and returns its output, which it also
+// copies to log as it comes.
+func runSuite(root string, s suite, count int, log io.Writer) ([]byte, error) {
+	if count <= 0 {
+		count = s.count
+	}
+	args := []string{"test", s.pkg, "-run", "^$", "-bench", s.bench, "-benchmem", "-benchtime", s.benchtime,
+		"-count", strconv.Itoa(count), "-timeout", "20m"}
+	fmt.Fprintf(log, "benchreport: go %s\n", strings.Join(args, " "))
+	var out bytes.Buffer
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, log), log
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("benchreport: go test %s: %w", s.pkg, err)
+	}
+	return out.Bytes(), nil
+}
+
+// bootstrapSizes builds the authorizer as `make build-AuthorizerFunction` does
+// (linux/arm64, stripped) and the hello-world authorizer the same way, and returns
+// their sizes.
+func bootstrapSizes(root string, log io.Writer) (sizes, error) {
+	dir, err := os.MkdirTemp("", "benchreport-")
+	if err != nil {
+		return sizes{}, err
+	}
+	defer os.RemoveAll(dir)
+	env := cleanEnv()
+	mk := exec.Command("make", "--no-print-directory", "build-AuthorizerFunction", "ARTIFACTS_DIR="+dir)
+	mk.Dir, mk.Env, mk.Stdout, mk.Stderr = root, env, log, log
+	if err := mk.Run(); err != nil {
+		return sizes{}, fmt.Errorf("benchreport: make build-AuthorizerFunction: %w", err)
+	}
+	hello := filepath.Join(dir, "hello")
+	gb := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", hello, "./pkg/authorizer/testdata/hello")
+	gb.Dir, gb.Env, gb.Stdout, gb.Stderr = root, append(env, "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64"), log, log
+	if err := gb.Run(); err != nil {
+		return sizes{}, fmt.Errorf("benchreport: go build hello: %w", err)
+	}
+	a, err := os.Stat(filepath.Join(dir, "bootstrap"))
+	if err != nil {
+		return sizes{}, err
+	}
+	h, err := os.Stat(hello)
+	if err != nil {
+		return sizes{}, err
+	}
+	return sizes{authorizer: a.Size(), hello: h.Size()}, nil
+}
+
+// cleanEnv is this process's environment less what would change a build.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "GOOS", "GOARCH", "CGO_ENABLED", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "ARTIFACTS_DIR", "LAMBDA_GOARCH":
+		default:
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// loadavg returns the 1, 5 and 15 minute load averages, or "unknown".
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], ", ")
+	}
+	return "unknown"
+}

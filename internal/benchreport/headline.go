@@ -1,0 +1,106 @@
+package main
+
+import "fmt"
+
+// row is one line of the headline: one of our figures against a peer's (a ratio) or
+// against a bound, with the goal the project set for it, if any.
+type row struct {
+	what, peer string
+	goal       string             // as the issue states it; "" for none
+	met        func(float64) bool // nil: no goal
+	figure     func(r *report) (v float64, shown string, ok bool)
+	suite      string   // whose absence (a pending suite) makes the row pending
+	benches    []string // the benchmarks of suite it reads
+}
+
+// ratioRow is ours over peer, both medians of unit in suite's run.
+func ratioRow(suite, ours, peer, unit, what, peerWhat, goal string, met func(float64) bool) row {
+	return row{what: what, peer: peerWhat, goal: goal, met: met, suite: suite, benches: []string{ours, peer},
+		figure: func(r *report) (float64, string, bool) {
+			a, okA := r.runs[suite].median(ours, unit)
+			b, okB := r.runs[suite].median(peer, unit)
+			if !okA || !okB || b == 0 {
+				return 0, "", false
+			}
+			return a / b, fmt.Sprintf("%s (%s against %s)", times(a/b), figure(a, unit), figure(b, unit)), true
+		}}
+}
+
+// valueRow is the median of unit of bench in suite's run.
+func valueRow(suite, bench, unit, what, goal string, met func(float64) bool) row {
+	return row{what: what, goal: goal, met: met, suite: suite, benches: []string{bench},
+		figure: func(r *report) (float64, string, bool) {
+			v, ok := r.runs[suite].median(bench, unit)
+			return v, figure(v, unit), ok
+		}}
+}
+
+func atMost(bound float64) func(float64) bool  { return func(v float64) bool { return v <= bound } }
+func atLeast(bound float64) func(float64) bool { return func(v float64) bool { return v >= bound } }
+
+// headline is the report's first table.
+var headline = []row{
+	ratioRow("limiter", "BenchmarkDecideLocked", "BenchmarkXTimeRateAllowN", nsPerOp,
+		"`Set.Decide`, one token bucket, behind a mutex", "x/time/rate `AllowN` (behind its own)", "", nil),
+	ratioRow("memory", "BenchmarkDecideOneKey", "BenchmarkXTimeRateAllowN", nsPerOp,
+		"memory store, one key (against AllowN)", "x/time/rate `AllowN`", "at most 1.0x", atMost(1)),
+	ratioRow("memory", "BenchmarkDecideOneKey", "BenchmarkXTimeRateOneKey", nsPerOp,
+		"memory store, one key (against a map of limiters)", "x/time/rate, its limiter in a map behind a mutex", "", nil),
+	ratioRow("memory", "BenchmarkDecideManyKeys", "BenchmarkXTimeRateManyKeys", nsPerOp,
+		"memory store, 1e5 keys", "1e5 x/time/rate limiters in a map behind a mutex", "", nil),
+	ratioRow("upstash", "BenchmarkStoreDecide/callers=1", "BenchmarkUpstashRatelimitJS/callers=1", perSecond,
+		"Upstash store, 1 caller, decisions/s", "@upstash/ratelimit, same server and rule", "at least 1.0x", atLeast(1)),
+	ratioRow("upstash", "BenchmarkStoreDecide/callers=16", "BenchmarkUpstashRatelimitJS/callers=16", perSecond,
+		"Upstash store, 16 callers, decisions/s (no pipelining yet)", "@upstash/ratelimit (automatic pipelining on)", "at least 1.0x, with pipelining", atLeast(1)),
+	ratioRow("upstash", "BenchmarkStoreDecide/callers=1", "BenchmarkRedisDirect/callers=1", nsPerOp,
+		"Upstash store (REST), 1 caller", "go-redis `EVALSHA` of the same script (RESP)", "", nil),
+	valueRow("upstash", "BenchmarkStoreDecide/callers=1", allocsPerOp, "Upstash client, allocations per decision", "at most 40", atMost(40)),
+	valueRow("upstash", "BenchmarkStoreDecide/callers=1", "requests/decision", "Upstash, HTTP requests per decision (key cached)", "1", atMost(1)),
+	valueRow("dynamodb", "BenchmarkDecide/callers=1", "requests/decision", "DynamoDB, requests per decision", "", nil),
+	valueRow("dynamodb", "BenchmarkDecide/callers=1", "write-units/decision", "DynamoDB, write units per decision", "", nil),
+	{what: "Redis store", peer: "redis_rate", suite: "redis", figure: func(r *report) (float64, string, bool) {
+		return redisFigure(r)
+	}},
+	ratioRow("authorizer", "BenchmarkInvokeWarm/edgelimit", "BenchmarkInvokeWarm/hello", nsPerOp,
+		"authorizer warm invoke", "hello-world authorizer (aws-lambda-go decoding)", "", nil),
+	valueRow("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp, "authorizer warm invoke, time", "at most 20 us", atMost(20_000)),
+	valueRow("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp, "authorizer warm invoke, allocations", "at most 30", atMost(30)),
+	{what: "runtime init (median of the emulator's `INIT REPORT`)", peer: "hello-world authorizer, started in turn", goal: "at most 1.3x",
+		met: atMost(1.3), suite: "coldstart", benches: []string{"BenchmarkColdStart"}, figure: func(r *report) (float64, string, bool) {
+			run := r.runs["coldstart"]
+			v, ok := run.median("BenchmarkColdStart", "runtime-init-ratio")
+			a, _ := run.median("BenchmarkColdStart", "edgelimit-runtime-init-ms")
+			b, _ := run.median("BenchmarkColdStart", "hello-runtime-init-ms")
+			return v, fmt.Sprintf("%s (%s against %s)", times(v), millis(a), millis(b)), ok
+		}},
+	{what: "stripped linux/arm64 bootstrap", peer: "hello-world authorizer, built the same way", goal: "at most 1.5x",
+		met: atMost(1.5), figure: func(r *report) (float64, string, bool) {
+			s := r.sizes
+			if s.authorizer == 0 || s.hello == 0 {
+				return 0, "", false
+			}
+			v := float64(s.authorizer) / float64(s.hello)
+			return v, fmt.Sprintf("%s (%s against %s)", times(v), megabytes(s.authorizer), megabytes(s.hello)), true
+		}},
+}
+
+// redisFigure is the Redis row: the first BenchmarkRedis* pair of ours and
+// redis_rate's, once the Redis backend's benchmarks exist.
+func redisFigure(r *report) (float64, string, bool) {
+	run := r.runs["redis"]
+	var ours, peer string
+	for _, n := range run.names() {
+		switch {
+		case peer == "" && containsFold(n, "redisrate"):
+			peer = n
+		case ours == "" && !containsFold(n, "redisrate"):
+			ours = n
+		}
+	}
+	a, okA := run.median(ours, nsPerOp)
+	b, okB := run.median(peer, nsPerOp)
+	if !okA || !okB || b == 0 {
+		return 0, "", false
+	}
+	return a / b, fmt.Sprintf("%s (%s against %s)", times(a/b), figure(a, nsPerOp), figure(b, nsPerOp)), true
+}

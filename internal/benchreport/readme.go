@@ -1,0 +1,69 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The markers of README.md's figures block, which generate rewrites.
+const (
+	readmeStart = "<!-- benchmarks: `make bench` writes this block from its run; edit internal/benchreport -->"
+	readmeEnd   = "<!-- /benchmarks -->"
+)
+
+// readmeBlock is README.md's figures: a few of the headline's, as the headline
+// formats them, so that each is in docs/benchmarks.md (TestREADMEQuotesTheReport).
+func (r *report) readmeBlock() string {
+	get := func(suite, bench, unit string) string {
+		if v, ok := r.runs[suite].median(bench, unit); ok {
+			return figure(v, unit)
+		}
+		return "not measured"
+	}
+	ratio := func(i int) string {
+		if v, _, ok := headline[i].figure(r); ok {
+			return times(v)
+		}
+		return "not measured"
+	}
+	var b strings.Builder
+	b.WriteString(readmeStart + "\n")
+	fmt.Fprintf(&b, "From the last `make bench` ([docs/benchmarks.md](docs/benchmarks.md), every figure against its "+
+		"peer in the same run, on a shared %d-core machine):\n\n", r.machine.cores)
+	fmt.Fprintf(&b, "- the authorizer's warm invoke takes %s and %s, %s the hello-world authorizer's time;\n",
+		get("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp), get("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp), ratio(indexOf("authorizer warm invoke")))
+	fmt.Fprintf(&b, "- its cold start: runtime init %s the hello-world's, and a linux/arm64 bootstrap %s its size;\n",
+		ratio(indexOf("runtime init")), ratio(indexOf("stripped linux/arm64 bootstrap")))
+	fmt.Fprintf(&b, "- the Upstash store decides %s at one caller (%s @upstash/ratelimit's on the same server) and %s at 16 (%s);\n",
+		get("upstash", "BenchmarkStoreDecide/callers=1", perSecond), ratio(indexOf("Upstash store, 1 caller, decisions/s")),
+		get("upstash", "BenchmarkStoreDecide/callers=16", perSecond), ratio(indexOf("Upstash store, 16 callers")))
+	fmt.Fprintf(&b, "- DynamoDB takes %s and %s per decision;\n",
+		get("dynamodb", "BenchmarkDecide/callers=1", "requests/decision"), get("dynamodb", "BenchmarkDecide/callers=1", "write-units/decision"))
+	if cs, ok := r.costs(); ok {
+		fmt.Fprintf(&b, "- a million decisions cost %s on DynamoDB and %s on Upstash, Lambda's billed duration included "+
+			"(at an assumed %d ms store round trip).\n", dollars(cs[0].lambda+cs[0].storeCost), dollars(cs[1].lambda+cs[1].storeCost), assumedRoundTripMS)
+	}
+	b.WriteString(readmeEnd)
+	return b.String()
+}
+
+// indexOf returns the index of the headline row whose label starts with prefix.
+func indexOf(prefix string) int {
+	for i, h := range headline {
+		if strings.HasPrefix(h.what, prefix) {
+			return i
+		}
+	}
+	panic("benchreport: no headline row " + prefix)
+}
+
+// replaceBlock returns readme with its figures block replaced by block.
+func replaceBlock(readme, block string) (string, error) {
+	start := strings.Index(readme, readmeStart)
+	end := strings.Index(readme, readmeEnd)
+	if start < 0 || end < start {
+		return "", errors.New("benchreport: README.md has no figures block (" + readmeStart + " ... " + readmeEnd + ")")
+	}
+	return readme[:start] + block + readme[end+len(readmeEnd):], nil
+}
