@@ -123,7 +123,7 @@ func TestREADMEQuotesTheReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := os.ReadFile(filepath.Join("..", "..", "docs", "benchmarks.md"))
+	report, err := os.ReadFile(filepath.Join("..", "..", "docs/benchmarks.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
