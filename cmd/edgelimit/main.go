@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	_ "time/tzdata" // calendar rules need zoneinfo wherever the binary runs
 )
 
 // command is one subcommand: it reads args (without the subcommand's name) and

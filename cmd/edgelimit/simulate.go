@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
+	"github.com/edgelimit/edgelimit/internal/tzdata"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/simulate"
 )
@@ -70,7 +70,7 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func buildSet(rules []string, zoneName string) (*limiter.Set, error) {
-	loc, err := time.LoadLocation(zoneName)
+	loc, err := tzdata.LoadLocation(zoneName)
 	if err != nil || zoneName == "" || zoneName == "Local" {
 		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
 	}

@@ -15,8 +15,6 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/config"
-
-	_ "time/tzdata" // the runtime image may lack zoneinfo
 )
 
 func main() {

@@ -16,8 +16,6 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
 	"github.com/edgelimit/edgelimit/pkg/config"
 	"github.com/edgelimit/edgelimit/pkg/gate"
-
-	_ "time/tzdata" // the runtime image may lack zoneinfo
 )
 
 func main() {

@@ -4,8 +4,8 @@
 // Linux ELF for arm64 (the template's architecture) whatever GOOS and GOARCH the
 // environment exports, for the LAMBDA_GOARCH given to make otherwise, built with
 // -tags lambda.norpc, -trimpath and CGO off, with the
-// time zone database embedded (time/tzdata: the provided.al2023 image may lack
-// zoneinfo).
+// time zone database embedded (internal/tzdata's compressed copy: the provided.al2023
+// image may lack zoneinfo).
 //
 // They need make and go on PATH. Without make they skip, or fail when CI is set, as
 // the integration tests do. A cold build cache costs about a minute per GOARCH;

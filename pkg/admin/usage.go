@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/tzdata"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
@@ -175,7 +176,7 @@ func pending(t tenant.Tenant, now int64) []pendingZone {
 		if !ok {
 			continue
 		}
-		loc, err := time.LoadLocation(zone)
+		loc, err := tzdata.LoadLocation(zone)
 		if err != nil {
 			loc = time.UTC // cannot happen: the tenant's zones load
 		}

@@ -35,6 +35,6 @@
 // effect at the first window boundary of the new zone at or after the end of the
 // current window (see limiter.Zone); ApplyUpdate records each change in the tenant's
 // ZoneChanges and drops changes once they have taken effect. Zone names are IANA names
-// loaded with time.LoadLocation: binaries import time/tzdata, as the Lambda runtime
-// image may lack zoneinfo.
+// loaded from the system's database or else from the compressed copy that
+// internal/tzdata embeds, as the Lambda runtime image may lack zoneinfo.
 package tenant

@@ -6,10 +6,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/edgelimit/edgelimit/internal/tzdata"
 )
 
-// locations caches loaded zones by name: time.LoadLocation reads and parses a file on
-// every call. Only names that loaded are cached, and at most maxCachedZones of them.
+// locations caches loaded zones by name: tzdata.LoadLocation (the system's database,
+// else the embedded copy) reads and parses a file on every call. Only names that loaded are cached, and at most maxCachedZones of them.
 var (
 	locations    sync.Map // string -> *time.Location
 	locationsMu  sync.Mutex
@@ -28,7 +30,7 @@ func loadLocation(name string) (*time.Location, error) {
 	if err := checkZoneName(name); err != nil {
 		return nil, err
 	}
-	loc, err := time.LoadLocation(name)
+	loc, err := tzdata.LoadLocation(name)
 	if err != nil {
 		return nil, errors.New(`unknown time zone: want an IANA name such as "Europe/Paris" or "UTC"`)
 	}
