@@ -33,11 +33,10 @@ func setup(ctx context.Context) (*authorizer.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	// Connect during init, so that the first decision does not; a store that is down
 	// does not fail the cold start (the first decision fails over if it still is).
 	if err := stores.WarmUp(ctx); err != nil {
-		logger.Warn("store warm-up failed", "error", err.Error())
+		slog.New(slog.NewJSONHandler(os.Stdout, nil)).Warn("store warm-up failed", "error", err.Error())
 	}
 	g, err := gate.New(cfg.GateConfig(stores))
 	if err != nil {
@@ -47,6 +46,6 @@ func setup(ctx context.Context) (*authorizer.Handler, error) {
 		Gate:            g,
 		HTTPResponse:    authorizer.HTTPResponse(cfg.HTTPAPIResponse),
 		UsageIdentifier: authorizer.UsageIdentifier(cfg.UsageIdentifier),
-		Logger:          logger,
+		LogLevel:        cfg.LogLevel, // JSON lines on stdout
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -39,7 +38,7 @@ func benchHandler(b testing.TB, limit int64) (*authorizer.Handler, string, *int6
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := authorizer.New(authorizer.Config{Gate: g, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: io.Discard})
+	h, err := authorizer.New(authorizer.Config{Gate: g, LogWriter: io.Discard, Metrics: io.Discard})
 	if err != nil {
 		b.Fatal(err)
 	}

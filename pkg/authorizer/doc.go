@@ -69,9 +69,11 @@
 //
 // # Observability
 //
-// Each decision writes one slog line (JSON in the Lambda function) with the tenant,
-// route, rule, status, remaining, latency, store and config round trips, fail-open and
-// shadow flags, and the reason, never the key; and one CloudWatch Embedded Metric Format
+// Each decision writes one JSON line, as slog's JSON handler formats it (written
+// directly, without slog, unless Config.Logger gives a logger of its own), with the
+// tenant, route, rule, status, remaining, latency, store and config round trips,
+// fail-open and shadow flags, and the reason, never the key; and one CloudWatch
+// Embedded Metric Format
 // document on the metrics writer (stdout in Lambda) with the counts Allowed, Denied,
 // Unauthorized, FailOpen and FailClosed (Allowed and Denied count the answers, the fail
 // mode's among them; FailOpen and FailClosed count those alone) and, when the store was

@@ -43,8 +43,13 @@ type Config struct {
 	// UsageIdentifier is what the REST response carries as usageIdentifierKey; ""
 	// means UsageNone.
 	UsageIdentifier UsageIdentifier
-	// Logger receives one line per decision; nil means JSON lines on stdout at Info.
+	// Logger receives one line per decision; nil means the line slog's JSON handler
+	// would write, on LogWriter at LogLevel, written without slog (faster).
 	Logger *slog.Logger
+	// LogWriter and LogLevel are those of the default logger (Logger nil): nil means
+	// stdout; the zero level is Info, and above it the decisions are not logged.
+	LogWriter io.Writer
+	LogLevel  slog.Level
 	// Metrics receives one EMF document per decision; nil means stdout.
 	Metrics io.Writer
 	// Namespace is the CloudWatch metrics namespace; "" means "edgelimit".
@@ -56,7 +61,8 @@ type Handler struct {
 	gate    *gate.Gate
 	http    HTTPResponse
 	usage   UsageIdentifier
-	log     *slog.Logger
+	log     *slog.Logger // nil: lines
+	lines   *decisionLog
 	metrics *emf
 }
 
@@ -79,8 +85,8 @@ func New(cfg Config) (*Handler, error) {
 	default:
 		return nil, fmt.Errorf("authorizer: usage identifier %q: want %q or %q", cfg.UsageIdentifier, UsageNone, UsageAPIKey)
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	if cfg.LogWriter == nil {
+		cfg.LogWriter = os.Stdout
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = os.Stdout
@@ -89,7 +95,8 @@ func New(cfg Config) (*Handler, error) {
 		cfg.Namespace = "edgelimit"
 	}
 	return &Handler{gate: cfg.Gate, http: cfg.HTTPResponse, usage: cfg.UsageIdentifier,
-		log: cfg.Logger, metrics: newEMF(cfg.Metrics, cfg.Namespace)}, nil
+		log: cfg.Logger, lines: &decisionLog{w: cfg.LogWriter, level: cfg.LogLevel},
+		metrics: newEMF(cfg.Metrics, cfg.Namespace)}, nil
 }
 
 // Invoke answers one raw authorizer event: it is the lambda.Handler of the function.

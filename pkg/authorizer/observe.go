@@ -15,6 +15,10 @@ import (
 // observe writes the decision's log line and metrics document.
 func (h *Handler) observe(ctx context.Context, res *gate.Result, elapsed time.Duration, requestID string) {
 	h.metrics.write(res)
+	if h.log == nil {
+		h.lines.write(res, elapsed, requestID, time.Now())
+		return
+	}
 	if !h.log.Enabled(ctx, slog.LevelInfo) {
 		return
 	}
