@@ -48,17 +48,9 @@ func TestCounterKeyCollisions(t *testing.T) {
 // key that decodes back to its parts cannot be shared by other parts.
 func TestCounterKeyInjective(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
-	const alphabet = "a1|:- 9_/{}"
-	part := func() string {
-		b := make([]byte, rng.IntN(6))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		return string(b)
-	}
 	seen := map[string]keyParts{}
 	for range 20000 {
-		p := keyParts{part(), rng.Int64N(30), part(), part()}
+		p := randomParts(rng, 6)
 		key := CounterKey(p.tenant, p.generation, p.route, p.identity)
 		got, err := parseCounterKey(key)
 		if err != nil || got != p {
@@ -122,16 +114,8 @@ func readPart(s string) (part, rest string, err error) {
 // separators, and refuses keys CounterKey did not make.
 func TestCounterKeyTenant(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 2))
-	const alphabet = "a1|:- 9_/{}"
-	part := func() string {
-		b := make([]byte, rng.IntN(8))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		return string(b)
-	}
 	for range 20000 {
-		p := keyParts{part(), rng.Int64N(30), part(), part()}
+		p := randomParts(rng, 8)
 		got, ok := CounterKeyTenant(CounterKey(p.tenant, p.generation, p.route, p.identity))
 		if !ok || got != p.tenant {
 			t.Fatalf("the tenant of %+v reads as %q, %v", p, got, ok)
@@ -146,4 +130,17 @@ func TestCounterKeyTenant(t *testing.T) {
 	if got, ok := CounterKeyTenant("c1|4:acme|0|12:POST /orders|1:t"); !ok || got != "acme" {
 		t.Errorf("the README's key reads as %q, %v", got, ok)
 	}
+}
+
+// randomParts returns key parts of up to maxLen bytes full of separators.
+func randomParts(rng *rand.Rand, maxLen int) keyParts {
+	const alphabet = "a1|:- 9_/{}"
+	part := func() string {
+		b := make([]byte, rng.IntN(maxLen))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	return keyParts{part(), rng.Int64N(30), part(), part()}
 }
