@@ -1,0 +1,88 @@
+package upstash
+
+import (
+	_ "embed"
+	"strings"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// This file is what pkg/backends/redis, the same store over RESP, shares with this
+// package: the scripts, the names of their keys, the layout of their KEYS and ARGV and
+// the reading of their replies. Both backends keep one state layout, so a key decided
+// by one script reads the same in the other.
+
+//go:embed bucket.lua
+var bucketSource string
+
+// DecideScript returns decide.lua, which decides a request against a whole rule set.
+func DecideScript() *Script { return decideScript }
+
+// BucketScript returns bucket.lua, the fast path of decide.lua for a set that
+// FastPath accepts.
+func BucketScript() *Script { return bucketScript }
+
+var bucketScript = NewScript(bucketSource)
+
+// HashKey returns the name of the Redis hash holding every rule's state for key.
+func HashKey(key string) string { return hashKey(key) }
+
+// LogKey returns the name of the sorted set of a sliding_log rule's entries for key.
+func LogKey(key, stateID string) string { return logKey(key, stateID) }
+
+// DecideArgs returns the KEYS and ARGV of decide.lua deciding a request of cost for
+// key against set at now (peeking when consume is false), with ttlMargin past the
+// instant the state goes idle (0 means 1 minute). The keys are named by HashKey and
+// LogKey.
+func DecideArgs(key string, set *limiter.Set, now, cost int64, consume bool, ttlMargin time.Duration) ([]string, []any) {
+	return NewStore(nil, StoreConfig{TTLMargin: ttlMargin}).scriptArgs(key, set, now, cost, consume)
+}
+
+// ReadOutcomes checks a reply of decide.lua or bucket.lua (5 integers per rule) and
+// converts it into outs, one Outcome per rule. A reply of the wrong shape or with
+// impossible values is an ErrMalformedReply.
+func ReadOutcomes(ints []int64, outs []limiter.Outcome) error { return readOutcomes(ints, outs) }
+
+// ResetKeys returns the keys to delete to forget key's state, given the field names
+// of its hash (HKEYS HashKey(key)): the hash, and the sorted set of each sliding_log
+// rule, which the hash names in a "<state id>|z" field.
+func ResetKeys(key string, fields []string) []string {
+	keys := []string{hashKey(key)}
+	for _, f := range fields {
+		if id, ok := strings.CutSuffix(f, "|z"); ok {
+			keys = append(keys, logKey(key, id))
+		}
+	}
+	return keys
+}
+
+// fastPathLimit bounds burst x period (microseconds) for bucket.lua, so that every
+// product it forms stays below 2^52, where doubles are exact.
+const fastPathLimit = 1 << 52
+
+// FastPath reports whether bucket.lua decides set: one token_bucket or leaky_bucket
+// rule whose burst x period (microseconds) is below 2^52. Other sets go to decide.lua.
+func FastPath(set *limiter.Set) bool {
+	if set.Len() != 1 {
+		return false
+	}
+	r := set.Rule(0)
+	return r.IsBucket() && r.Capacity() < fastPathLimit/r.Period.Micros()
+}
+
+// BucketArgs returns the KEYS and ARGV of bucket.lua, for a set that FastPath accepts,
+// with the meaning of DecideArgs.
+func BucketArgs(key string, set *limiter.Set, now, cost int64, consume bool, ttlMargin time.Duration) ([]string, []any) {
+	if ttlMargin <= 0 {
+		ttlMargin = time.Minute
+	}
+	mode := "0"
+	if consume {
+		mode = "1"
+	}
+	r := set.Rule(0)
+	q, rem, tolUS, tolFrac := set.Emission(0)
+	return []string{hashKey(key)}, []any{now, cost, mode, ttlMargin.Milliseconds(), r.StateID() + "|",
+		algorithmCodes[r.Algorithm], r.Limit, r.Period.Micros(), q, rem, tolUS, tolFrac}
+}
