@@ -1,0 +1,74 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/backends"
+	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
+	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// fastRules are bucket rules that bucket.lua decides: fractional emission intervals,
+// a leaky bucket, a prime limit, and burst x period just below its bound of 2^52.
+var fastRules = []string{
+	`{"algorithm": "token_bucket", "limit": 3, "period": "1s", "burst": 5}`,
+	`{"algorithm": "token_bucket", "limit": 7, "period": "100ms", "burst": 2}`,
+	`{"algorithm": "leaky_bucket", "limit": 10, "period": "1s", "burst": 4}`,
+	`{"algorithm": "token_bucket", "limit": 1680, "period": "744h", "burst": 1680}`,
+	`{"algorithm": "leaky_bucket", "limit": 999983, "period": "1h", "burst": 1000000}`,
+	`{"algorithm": "token_bucket", "limit": 1, "period": "744h", "burst": 117}`,
+}
+
+// TestFastPathIsExact decides traces of fastRules on one key through bucket.lua or
+// decide.lua, chosen at random for each request, and peeks through either: every
+// answer is the limiter's, so the two scripts share one state and bucket.lua loses
+// nothing. The traces run late in 2199 with clock skew and requests of full capacity.
+func TestFastPathIsExact(t *testing.T) {
+	c := newTestClient(t, topologies[0].config(t))
+	fast, slow := NewStore(c, StoreConfig{}), NewStore(c, StoreConfig{})
+	slow.noFastPath = true
+	ctx := context.Background()
+	for i, js := range fastRules {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			set := storetest.Set(t, nil, js)
+			if !upstash.FastPath(set) {
+				t.Fatalf("%s does not take the fast path", js)
+			}
+			capacity := set.Rule(0).Capacity()
+			trace := storetest.TraceFrom(limiter.Micros(time.Date(2199, 6, 1, 0, 0, 0, 0, time.UTC)), uint64(i), 300, min(capacity, 3), storetest.Burst)
+			rng := rand.New(rand.NewPCG(uint64(i), 9))
+			key, ref := storetest.Key(t, "k"), set.NewStates()
+			for j, r := range trace {
+				if j%11 == 5 {
+					r.Cost = capacity
+				}
+				store := []*Store{fast, slow}[rng.IntN(2)]
+				if j%5 == 0 {
+					checkPeek(t, store, key, set, ref, r.At)
+				}
+				want, err := set.Decide(ref, r.At, r.Cost)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := backends.DecideOne(ctx, store, key, set, r.At, r.Cost)
+				if err != nil || got != want {
+					t.Fatalf("request %d (cost %d, fast path %v): %+v, %v; the limiter decides %+v", j, r.Cost, !store.noFastPath, got, err, want)
+				}
+			}
+		})
+	}
+}
+
+func checkPeek(t *testing.T, store *Store, key string, set *limiter.Set, ref []limiter.State, at int64) {
+	t.Helper()
+	want, _ := set.Peek(ref, at, nil)
+	got, err := store.Peek(context.Background(), key, set, at, nil)
+	if err != nil || got != want {
+		t.Fatalf("peek at %d (fast path %v): %+v, %v; the limiter peeks %+v", at, !store.noFastPath, got, err, want)
+	}
+}
