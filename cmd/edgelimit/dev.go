@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,46 +13,70 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
 	"github.com/edgelimit/edgelimit/pkg/config"
+	"github.com/edgelimit/edgelimit/pkg/console"
 	"github.com/edgelimit/edgelimit/pkg/devserver"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 const devUsage = `usage: edgelimit dev [--listen 127.0.0.1:3000] [--upstream URL] [--backend memory|dynamodb|upstash]
 
 Runs the authorizer and the admin API in one process, as API Gateway would: requests
 over their limits get 429 with Retry-After; allowed ones go to --upstream, or to a
-built-in echo. The admin API is under /admin/, without authentication (loopback only).
+built-in echo. The admin API is under /admin/, without authentication (loopback only),
+and a console (a web page over the admin API) under /console/.
+
 It reads the same environment as the Lambda functions (EDGELIMIT_*, the table names,
 UPSTASH_REDIS_REST_URL/TOKEN); --backend overrides EDGELIMIT_BACKEND (default memory).
-Without EDGELIMIT_TENANTS_FILE it creates a tenant "demo" (5 requests per 10 s) and
-prints a new key for it.`
+Unless set, EDGELIMIT_CONFIG_TTL is 0 here (admin changes apply at once) and
+EDGELIMIT_LATENCY_BUDGET 5s (local services warm up slowly). It takes
+the port first (a busy port writes nothing), creates missing DynamoDB tables, and,
+without EDGELIMIT_TENANTS_FILE, the tenant "demo" (5 requests per 10 s, the window
+opened by the first request) when it does not exist. Each start prints a new demo key
+and deletes the one the previous start printed; other keys are kept.`
+
+// The defaults of dev where the environment sets nothing: no config cache (admin
+// changes apply at once), and a latency budget that local services fit in while they
+// warm up on a busy machine (DynamoDB Local's first calls take about 100 ms, the
+// deployed default, and over a second under load): a slow answer rather than the fail
+// mode's.
+var devDefaults = map[string]string{config.EnvConfigTTL: "0", config.EnvLatencyBudget: "5s"}
+
+// devOptions are what `edgelimit dev` is given.
+type devOptions struct {
+	listen, upstream, backend string
+	getenv                    func(string) string // os.Getenv
+}
 
 // runDev is `edgelimit dev`: flags, environment and wiring; pkg/devserver does the work.
 func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	listen := fs.String("listen", "127.0.0.1:3000", "address to serve on (loopback)")
-	upstream := fs.String("upstream", "", "URL that allowed requests are proxied to (default: a built-in echo)")
-	backend := fs.String("backend", "", "memory, dynamodb or upstash (default: $EDGELIMIT_BACKEND, else memory)")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "edgelimit dev: %v\n%s\n", err, devUsage)
-		return 2
+	fs := flag.NewFlagSet("edgelimit dev", flag.ContinueOnError)
+	o := devOptions{getenv: os.Getenv}
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:3000", "`address` to serve on (loopback)")
+	fs.StringVar(&o.upstream, "upstream", "", "`URL` that allowed requests are proxied to (default: a built-in echo)")
+	fs.StringVar(&o.backend, "backend", "", "memory, dynamodb or upstash (default: $EDGELIMIT_BACKEND, else memory)")
+	if code := parseArgs(fs, devUsage, args, stdout, stderr); code != proceed {
+		return code
+	}
+	if code := noArgs(fs, devUsage, stderr); code != proceed {
+		return code
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, ln, key, err := startDev(ctx, *listen, *upstream, *backend, stderr)
+	srv, ln, demo, err := startDev(ctx, o, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "edgelimit dev: %v\n", err)
 		return 1
 	}
-	printBanner(stdout, ln.Addr().String(), key)
+	printBanner(stdout, ln.Addr().String(), demo)
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -65,39 +90,93 @@ func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// startDev builds the stores, the handlers and the listener.
-func startDev(ctx context.Context, listen, upstream, backend string, logs io.Writer) (*http.Server, net.Listener, string, error) {
-	if err := checkLoopback(listen); err != nil {
-		return nil, nil, "", err
+// startDev takes the port first, so that a busy one fails before anything is written,
+// then prepares the stores and the handlers, saying what it does on progress.
+func startDev(ctx context.Context, o devOptions, progress io.Writer) (*http.Server, net.Listener, devserver.Demo, error) {
+	if err := checkLoopback(o.listen); err != nil {
+		return nil, nil, devserver.Demo{}, err
 	}
-	getenv := os.Getenv
-	if backend != "" {
-		getenv = func(k string) string {
-			if k == "EDGELIMIT_BACKEND" {
-				return backend
-			}
-			return os.Getenv(k)
-		}
+	ln, err := net.Listen("tcp", o.listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, nil, devserver.Demo{}, fmt.Errorf("--listen %s: the port is in use (another edgelimit dev?): stop it, or pass --listen 127.0.0.1:ANOTHER_PORT; nothing was written", o.listen)
 	}
-	cfg, stores, err := config.Open(ctx, getenv, config.Options{})
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, devserver.Demo{}, err
 	}
-	key := ""
+	handler, demo, err := prepareDev(ctx, o, progress)
+	if err != nil {
+		ln.Close()
+		return nil, nil, devserver.Demo{}, err
+	}
+	return &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}, ln, demo, nil
+}
+
+// prepareDev loads the configuration, creates missing DynamoDB tables and the demo
+// tenant, and builds the gateway.
+func prepareDev(ctx context.Context, o devOptions, progress io.Writer) (http.Handler, devserver.Demo, error) {
+	var demo devserver.Demo
+	cfg, err := config.Load(devEnv(o.backend, o.getenv))
+	if err != nil {
+		return nil, demo, err
+	}
+	fmt.Fprintf(progress, "edgelimit dev: backend %s%s\n", cfg.Backend, describeBackend(cfg))
+	created, err := cfg.CreateTables(ctx, config.Options{})
+	for _, table := range created {
+		fmt.Fprintf(progress, "edgelimit dev: created the DynamoDB table %s\n", table)
+	}
+	if err != nil {
+		return nil, demo, err
+	}
+	stores, err := cfg.Build(ctx, config.Options{})
+	if err != nil {
+		return nil, demo, err
+	}
 	if cfg.TenantsFile == "" {
-		if key, err = devserver.EnsureDemo(ctx, stores.Tenants, limiter.Micros(time.Now())); err != nil {
-			return nil, nil, "", err
+		if demo, err = devserver.EnsureDemo(ctx, stores.Tenants, limiter.Micros(time.Now())); err != nil {
+			return nil, demo, err
 		}
+		describeDemo(progress, demo)
 	}
-	handler, err := devHandler(cfg, stores, upstream, logs)
-	if err != nil {
-		return nil, nil, "", err
+	handler, err := devHandler(cfg, stores, o.upstream, progress)
+	return handler, demo, err
+}
+
+// devEnv is the environment dev reads: getenv's, with backend (when given) in place of
+// EDGELIMIT_BACKEND, and devDefaults where it sets nothing.
+func devEnv(backend string, getenv func(string) string) func(string) string {
+	return func(name string) string {
+		v := getenv(name)
+		if name == config.EnvBackend && backend != "" {
+			return backend
+		}
+		if d, ok := devDefaults[name]; ok && strings.TrimSpace(v) == "" {
+			return d
+		}
+		return v
 	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return nil, nil, "", err
+}
+
+func describeBackend(cfg config.Config) string {
+	switch cfg.Backend {
+	case config.BackendDynamoDB:
+		s := fmt.Sprintf(" (tables %s and %s", cfg.TenantsTable, cfg.CountersTable)
+		if cfg.DynamoDBEndpoint != "" {
+			s += " at " + cfg.DynamoDBEndpoint
+		}
+		return s + ")"
+	case config.BackendUpstash:
+		return " (" + cfg.UpstashURL + ")"
 	}
-	return &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}, ln, key, nil
+	return " (this process only)"
+}
+
+func describeDemo(progress io.Writer, demo devserver.Demo) {
+	switch {
+	case demo.Created:
+		fmt.Fprintln(progress, "edgelimit dev: created the demo tenant")
+	case demo.Replaced != "":
+		fmt.Fprintf(progress, "edgelimit dev: deleted the demo key of the previous start (key id %s)\n", demo.Replaced)
+	}
 }
 
 func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs io.Writer) (http.Handler, error) {
@@ -106,7 +185,8 @@ func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs 
 		return nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: cfg.LogLevel}))
-	auth, err := authorizer.New(authorizer.Config{Gate: g, Logger: logger, Metrics: io.Discard})
+	traffic := console.NewTraffic(nil) // the console charts the authorizer's metrics
+	auth, err := authorizer.New(authorizer.Config{Gate: g, Logger: logger, Metrics: traffic})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +200,11 @@ func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs 
 			return nil, fmt.Errorf("--upstream %q: not an absolute URL", upstream)
 		}
 	}
-	return devserver.New(dc)
+	gw, err := devserver.New(dc)
+	if err != nil {
+		return nil, err
+	}
+	return console.Mount(gw, traffic), nil
 }
 
 // checkLoopback refuses to serve the unauthenticated admin API beyond this machine.
@@ -135,10 +219,19 @@ func checkLoopback(listen string) error {
 	return nil
 }
 
-func printBanner(w io.Writer, addr, key string) {
+func printBanner(w io.Writer, addr string, demo devserver.Demo) {
 	fmt.Fprintf(w, "edgelimit dev: listening on http://%s (admin API under /admin/)\n", addr)
-	if key != "" {
-		fmt.Fprintf(w, "demo key: %s\n", key)
-		fmt.Fprintf(w, "try: curl -i -H 'x-api-key: %s' http://%s/hello\n", key, addr)
+	fmt.Fprintf(w, "console: http://%s%s\n", addr, console.PagePath)
+	if demo.Rules != nil {
+		rules, _ := json.Marshal(demo.Rules)
+		fmt.Fprintf(w, "demo tenant %q, rules %s\n", devserver.DemoTenantID, rules)
+	}
+	if demo.Key != "" {
+		fmt.Fprintf(w, "demo key: %s\n", demo.Key)
+		fmt.Fprintf(w, "try: curl -i -H 'x-api-key: %s' http://%s/hello\n", demo.Key, addr)
+	}
+	if demo.Full {
+		fmt.Fprintf(w, "no demo key: the demo tenant holds %d keys already. List them with\n  curl http://%s/admin/tenants/%s/keys\nand delete one with\n  curl -X DELETE 'http://%[2]s/admin/tenants/%[3]s/keys/KEY_ID?purge=true'\n",
+			tenantstore.MaxKeysPerTenant, addr, devserver.DemoTenantID)
 	}
 }

@@ -7,62 +7,94 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// startDevBinary builds edgelimit, starts `edgelimit dev` on a free loopback port with
-// the memory backend, and returns its base URL and the demo key it printed. The
-// process is stopped (SIGINT) when the test ends.
+// startDevBinary starts `edgelimit dev` on a free loopback port with the memory
+// backend, and returns its base URL and the demo key it printed. The process is
+// stopped (SIGINT) when the test ends.
 func startDevBinary(t *testing.T) (base, demoKey string) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "edgelimit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	d := startDevProcess(t, []string{"EDGELIMIT_BACKEND=memory", "EDGELIMIT_TENANTS_FILE="})
+	return d.base, d.key
+}
+
+// devProcess is a running `edgelimit dev`.
+type devProcess struct {
+	base, key string
+	stderr    *os.File // written by the process itself: complete up to its last write
+	stop      func()   // SIGINT, then wait (idempotent)
+}
+
+// logs returns what the process wrote to stderr so far.
+func (d devProcess) logs(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(d.stderr.Name())
+	if err != nil {
+		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "dev", "--listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "EDGELIMIT_BACKEND=memory", "EDGELIMIT_TENANTS_FILE=")
+	return string(b)
+}
+
+// startDevProcess builds edgelimit once, starts `edgelimit dev --listen 127.0.0.1:0 ARGS` with
+// env added to the test's environment, and waits for its address and demo key.
+func startDevProcess(t *testing.T, env []string, args ...string) devProcess {
+	t.Helper()
+	cmd := exec.Command(buildBinary(t), append([]string{"dev", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	stderr, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := devProcess{stderr: stderr}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("edgelimit dev exited with %v after SIGINT", err)
-			}
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			t.Error("edgelimit dev did not stop within 10s of SIGINT")
-		}
-	})
+	var once sync.Once
+	d.stop = func() { once.Do(func() { stopProcess(t, cmd) }) }
+	t.Cleanup(d.stop)
 	lines := bufio.NewScanner(stdout)
-	for lines.Scan() && (base == "" || demoKey == "") {
+	for lines.Scan() && (d.base == "" || d.key == "") {
 		line := lines.Text()
 		if rest, ok := strings.CutPrefix(line, "edgelimit dev: listening on "); ok {
-			base = strings.Fields(rest)[0]
+			d.base = strings.Fields(rest)[0]
 		}
 		if rest, ok := strings.CutPrefix(line, "demo key: "); ok {
-			demoKey = rest
+			d.key = rest
 		}
 	}
 	go io.Copy(io.Discard, stdout)
-	if base == "" || demoKey == "" {
-		t.Fatalf("edgelimit dev printed no address or demo key")
+	if d.base == "" || d.key == "" {
+		d.stop()
+		t.Fatalf("edgelimit dev printed no address or demo key; stderr:\n%s", d.logs(t))
 	}
-	return base, demoKey
+	return d
+}
+
+// stopProcess sends SIGINT and waits at most 10 s for a clean exit.
+func stopProcess(t *testing.T, cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("edgelimit dev exited with %v after SIGINT", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Error("edgelimit dev did not stop within 10s of SIGINT")
+	}
 }
 
 func do(t *testing.T, method, url, key, body string) *http.Response {

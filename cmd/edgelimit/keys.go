@@ -13,38 +13,56 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
-const keysUsage = `usage: edgelimit keys new --tenant ID
+const (
+	keysNewUsage = `usage: edgelimit keys new --tenant ID
+
+Makes an API key for tenant ID. Prints the key (shown once: hand it to the tenant;
+it is stored nowhere) on the first line, then the entry to add to the "keys" of a
+tenants file (EDGELIMIT_TENANTS_FILE).`
+	keysHashUsage = `usage: edgelimit keys hash [KEY]
+
+Prints the SHA-256 hex of KEY, or of the first line of stdin without KEY (stdin
+keeps the key out of shell history and process listings).`
+	keysUsage = `usage: edgelimit keys new --tenant ID
        edgelimit keys hash [KEY]
 
-new   makes an API key for tenant ID. Prints the key (shown once: hand it to
-      the tenant; it is stored nowhere) on the first line, then the entry to add
-      to the "keys" of a tenants file (EDGELIMIT_TENANTS_FILE).
-hash  prints the SHA-256 hex of KEY, or of the first line of stdin without KEY
-      (stdin keeps the key out of shell history and process listings).`
+new   makes an API key for a tenants file, shown once.
+hash  prints the SHA-256 hex of a key.
+
+` + "`edgelimit keys new --help` and `edgelimit keys hash --help`" + ` describe each.`
+)
 
 // runKeys is `edgelimit keys`: it makes and hashes API keys for a tenants file.
 func runKeys(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, keysUsage)
-		return 2
+	fs := flag.NewFlagSet("edgelimit keys", flag.ContinueOnError)
+	if len(args) > 0 {
+		switch args[0] {
+		case "new":
+			return runKeysNew(args[1:], stdout, stderr)
+		case "hash":
+			return runKeysHash(args[1:], stdin, stdout, stderr)
+		}
 	}
-	switch args[0] {
-	case "new":
-		return runKeysNew(args[1:], stdout, stderr)
-	case "hash":
-		return runKeysHash(args[1:], stdin, stdout, stderr)
+	if code := parseArgs(fs, keysUsage, args, stdout, stderr); code != proceed {
+		return code
 	}
-	fmt.Fprintf(stderr, "edgelimit keys: unknown subcommand %q\n%s\n", args[0], keysUsage)
-	return 2
+	if fs.NArg() == 0 {
+		return usageError(stderr, fs, keysUsage, "missing subcommand: new or hash")
+	}
+	return usageError(stderr, fs, keysUsage, "unknown subcommand %q", fs.Arg(0))
 }
 
 func runKeysNew(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit keys new", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	tenantID := fs.String("tenant", "", "the tenant the key belongs to")
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *tenantID == "" {
-		fmt.Fprintln(stderr, keysUsage)
-		return 2
+	tenantID := fs.String("tenant", "", "the `id` of the tenant the key belongs to (required)")
+	if code := parseArgs(fs, keysNewUsage, args, stdout, stderr); code != proceed {
+		return code
+	}
+	if code := noArgs(fs, keysNewUsage, stderr); code != proceed {
+		return code
+	}
+	if *tenantID == "" {
+		return usageError(stderr, fs, keysNewUsage, "--tenant is required")
 	}
 	if !tenant.ValidID(*tenantID) {
 		fmt.Fprintf(stderr, "edgelimit keys new: --tenant %q: a tenant id is 1 to 63 lowercase letters, digits, '_' or '-', starting with a letter or digit\n", *tenantID)
@@ -66,20 +84,23 @@ func runKeysNew(args []string, stdout, stderr io.Writer) int {
 const maxKeyLine = 4096
 
 func runKeysHash(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("edgelimit keys hash", flag.ContinueOnError)
+	if code := parseArgs(fs, keysHashUsage, args, stdout, stderr); code != proceed {
+		return code
+	}
 	var raw string
-	switch {
-	case len(args) == 1 && args[0] != "-h" && args[0] != "--help":
-		raw = args[0]
-	case len(args) == 0:
+	switch fs.NArg() {
+	case 0:
 		line, err := bufio.NewReaderSize(io.LimitReader(stdin, maxKeyLine), maxKeyLine).ReadString('\n')
 		if err != nil && err != io.EOF {
 			fmt.Fprintf(stderr, "edgelimit keys hash: reading stdin: %v\n", err)
 			return 1
 		}
 		raw = line
+	case 1:
+		raw = fs.Arg(0)
 	default:
-		fmt.Fprintln(stderr, keysUsage)
-		return 2
+		return usageError(stderr, fs, keysHashUsage, "one KEY at most, got %d arguments", fs.NArg())
 	}
 	key, err := apikey.Parse(strings.TrimSpace(raw))
 	if err != nil {

@@ -88,7 +88,7 @@ func TestKeysUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want usage and exit 2", args, code, stdout, stderr)
 		}
 	}
-	if _, _, stderr := runCapture(t, "", "help"); !strings.Contains(stderr, "keys") {
-		t.Errorf("usage does not list keys: %s", stderr)
+	if _, stdout, _ := runCapture(t, "", "help"); !strings.Contains(stdout, "keys") {
+		t.Errorf("usage does not list keys: %s", stdout)
 	}
 }

@@ -1,5 +1,9 @@
 // Command edgelimit is the edgelimit command-line tool: it replays traffic through
 // the limiter (simulate) and runs local services for development.
+//
+// Every command and subcommand prints its usage to stdout and exits 0 when asked for
+// help (-h, --help, or a lone "help"); a bad flag or argument names the problem on
+// stderr, with the usage, and exits 2.
 package main
 
 import (
@@ -19,32 +23,60 @@ type command struct {
 // commands lists every subcommand; each lives in its own file.
 var commands = map[string]command{
 	"dev":           {"run the authorizer and admin API locally, as API Gateway would", runDev},
-	"keys":          {"manage API keys for a tenants file", runKeys},
+	"keys":          {"make and hash API keys for a tenants file", runKeys},
 	"simulate":      {"replay a trace of requests through a rule set", runSimulate},
 	"upstash-local": {"serve the Upstash REST API in front of a Redis server", runUpstashLocal},
+	"version":       {"print the version of this binary", runVersion},
 }
+
+// commandOrder is the order usage lists the commands in.
+var commandOrder = []string{"dev", "simulate", "keys", "upstash-local", "version"}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		return 2
+	if len(args) == 0 {
+		return topLevelError(stderr, "missing command")
 	}
-	cmd, ok := commands[args[0]]
+	name, rest := args[0], args[1:]
+	switch name {
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return 0
+	case "help":
+		if len(rest) == 0 {
+			usage(stdout)
+			return 0
+		}
+		cmd, ok := commands[rest[0]]
+		switch {
+		case !ok:
+			return topLevelError(stderr, fmt.Sprintf("unknown command %q", rest[0]))
+		case len(rest) > 1:
+			return topLevelError(stderr, fmt.Sprintf("help: unexpected argument %q", rest[1]))
+		}
+		return cmd.run([]string{"--help"}, stdin, stdout, stderr)
+	}
+	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "edgelimit: unknown command %q\n", args[0])
-		usage(stderr)
-		return 2
+		return topLevelError(stderr, fmt.Sprintf("unknown command %q", name))
 	}
-	return cmd.run(args[1:], stdin, stdout, stderr)
+	return cmd.run(rest, stdin, stdout, stderr)
+}
+
+// topLevelError names the problem and prints the usage on stderr: exit code 2.
+func topLevelError(stderr io.Writer, problem string) int {
+	fmt.Fprintf(stderr, "edgelimit: %s\n\n", problem)
+	usage(stderr)
+	return 2
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: edgelimit COMMAND [flags]\n\ncommands:")
-	for _, name := range []string{"dev", "keys", "simulate", "upstash-local"} {
+	fmt.Fprint(w, "usage: edgelimit COMMAND [flags]\n\ncommands:\n")
+	for _, name := range commandOrder {
 		fmt.Fprintf(w, "  %-14s %s\n", name, commands[name].summary)
 	}
+	fmt.Fprint(w, "\n`edgelimit COMMAND --help` (or `edgelimit help COMMAND`) describes one.\n")
 }

@@ -29,21 +29,26 @@ Prints one JSON object per request, then "allowed N of M". Input errors print
 
 // runSimulate is `edgelimit simulate`: flags and files only; pkg/simulate does the work.
 func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := flag.NewFlagSet("edgelimit simulate", flag.ContinueOnError)
 	var rules ruleFlags
-	fs.Var(&rules, "rule", "a rule as JSON (repeatable)")
-	zoneName := fs.String("timezone", "UTC", "IANA time zone for calendar periods")
-	tracePath := fs.String("trace", "", "trace file, or - for stdin")
+	fs.Var(&rules, "rule", "a rule as `JSON` (repeatable; several form one rule set)")
+	zoneName := fs.String("timezone", "UTC", "IANA time `zone` for calendar periods")
+	tracePath := fs.String("trace", "", "trace `file`, or - for stdin (required)")
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, format+"\n", a...)
 		return 2
 	}
-	if err := fs.Parse(args); err != nil {
-		return fail("edgelimit simulate: %v\n%s", err, simulateUsage)
+	if code := parseArgs(fs, simulateUsage, args, stdout, stderr); code != proceed {
+		return code
 	}
-	if len(rules) == 0 || *tracePath == "" || fs.NArg() > 0 {
-		return fail("%s", simulateUsage)
+	if code := noArgs(fs, simulateUsage, stderr); code != proceed {
+		return code
+	}
+	switch {
+	case len(rules) == 0:
+		return usageError(stderr, fs, simulateUsage, "--rule is required (at least one rule, as JSON)")
+	case *tracePath == "":
+		return usageError(stderr, fs, simulateUsage, "--trace is required (a trace file, or - for stdin)")
 	}
 	set, err := buildSet(rules, *zoneName)
 	if err != nil {

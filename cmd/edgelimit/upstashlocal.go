@@ -15,22 +15,25 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
 )
 
-// runUpstashLocal serves the Upstash REST API in front of a Redis server, for
-// tests and local development: edgelimit upstash-local --redis HOST:PORT
-// --listen 127.0.0.1:8079 --token TOKEN. It stops on SIGINT or SIGTERM.
+const upstashLocalUsage = `usage: edgelimit upstash-local [--redis HOST:PORT] [--listen 127.0.0.1:8079] [--token TOKEN]
+
+Serves the Upstash REST API in front of a Redis server, for tests and local
+development (the Upstash backend of edgelimit dev, over a local redis-server). It
+stops on SIGINT or SIGTERM.`
+
+// runUpstashLocal is `edgelimit upstash-local`: flags and wiring; internal/upstashlocal
+// serves.
 func runUpstashLocal(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit upstash-local", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	redisAddr := fs.String("redis", "127.0.0.1:6379", "`host:port` of the Redis server to front")
 	listen := fs.String("listen", "127.0.0.1:8079", "`address` to serve on (loopback only, unless --allow-remote)")
 	token := fs.String("token", "", "bearer `token` clients must send (default $"+upstash.EnvToken+")")
 	allowRemote := fs.Bool("allow-remote", false, "allow a --listen address other machines can reach")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code := parseArgs(fs, upstashLocalUsage, args, stdout, stderr); code != proceed {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "edgelimit upstash-local: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if code := noArgs(fs, upstashLocalUsage, stderr); code != proceed {
+		return code
 	}
 	if *token == "" {
 		*token = os.Getenv(upstash.EnvToken)

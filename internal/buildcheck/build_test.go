@@ -27,14 +27,17 @@ func TestBuildTargets(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		fn       int    // index in functions
-		goarch   string // the GOARCH make variable; "" for the Makefile's default
+		fn       int      // index in functions
+		goarch   string   // the LAMBDA_GOARCH make variable; "" for the Makefile's default
+		env      []string // exported to make
 		machine  elf.Machine
 		wantArch string
 	}{
-		{"AuthorizerFunction default", 0, "", elf.EM_AARCH64, "arm64"},
-		{"AdminFunction default", 1, "", elf.EM_AARCH64, "arm64"},
-		{"AuthorizerFunction GOARCH=amd64", 0, "amd64", elf.EM_X86_64, "amd64"},
+		{"AuthorizerFunction default", 0, "", nil, elf.EM_AARCH64, "arm64"},
+		{"AdminFunction default", 1, "", nil, elf.EM_AARCH64, "arm64"},
+		{"AuthorizerFunction LAMBDA_GOARCH=amd64", 0, "amd64", nil, elf.EM_X86_64, "amd64"},
+		// The environment does not choose the target: the template deploys linux/arm64.
+		{"AuthorizerFunction with GOARCH=amd64 GOOS=darwin exported", 0, "", []string{"GOARCH=amd64", "GOOS=darwin", "LAMBDA_GOARCH=amd64"}, elf.EM_AARCH64, "arm64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,9 +46,9 @@ func TestBuildTargets(t *testing.T) {
 			dir := t.TempDir()
 			args := []string{"build-" + fn.logicalID, "ARTIFACTS_DIR=" + dir}
 			if tt.goarch != "" {
-				args = append(args, "GOARCH="+tt.goarch)
+				args = append(args, "LAMBDA_GOARCH="+tt.goarch)
 			}
-			if out, err := runMake(root, args...); err != nil {
+			if out, err := runMake(root, tt.env, args...); err != nil {
 				t.Fatalf("make %s: %v\n%s", strings.Join(args, " "), err, out)
 			}
 			bootstrap := filepath.Join(dir, "bootstrap")
@@ -67,7 +70,7 @@ func TestBuildTargetNeedsArtifactsDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(filepath.ListSeparator)+os.Getenv("PATH"))
-	out, err := runMake(root, "build-"+functions[0].logicalID, "ARTIFACTS_DIR=")
+	out, err := runMake(root, nil, "build-"+functions[0].logicalID, "ARTIFACTS_DIR=")
 	if err == nil || strings.Contains(string(out), "go was called") {
 		t.Fatalf("make without ARTIFACTS_DIR: %v; want it to stop before go build:\n%s", err, out)
 	}
@@ -149,17 +152,18 @@ func checkTZData(t *testing.T, path string) {
 }
 
 // runMake runs make in dir with the environment of the test, less what would change
-// the build: the caller's GOOS/GOARCH/CGO_ENABLED and a parent make's flags.
-func runMake(dir string, args ...string) ([]byte, error) {
+// the build (the caller's GOOS/GOARCH/CGO_ENABLED and a parent make's flags), plus env.
+func runMake(dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.Command("make", append([]string{"--no-print-directory"}, args...)...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
 		switch name, _, _ := strings.Cut(kv, "="); name {
-		case "GOOS", "GOARCH", "CGO_ENABLED", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "ARTIFACTS_DIR":
+		case "GOOS", "GOARCH", "CGO_ENABLED", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "ARTIFACTS_DIR", "LAMBDA_GOARCH":
 		default:
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, env...)
 	return cmd.CombinedOutput()
 }
 

@@ -1,8 +1,9 @@
 // Package buildcheck's tests run the Makefile targets that `sam build` runs
 // (`make build-<LogicalId> ARTIFACTS_DIR=...`, for each function of template.yaml) and
 // check what they leave in ARTIFACTS_DIR: a `bootstrap` that is a static, stripped
-// Linux ELF for arm64 (the template's architecture) by default and for the GOARCH
-// given otherwise, built with -tags lambda.norpc, -trimpath and CGO off, with the
+// Linux ELF for arm64 (the template's architecture) whatever GOOS and GOARCH the
+// environment exports, for the LAMBDA_GOARCH given to make otherwise, built with
+// -tags lambda.norpc, -trimpath and CGO off, with the
 // time zone database embedded (time/tzdata: the provided.al2023 image may lack
 // zoneinfo).
 //

@@ -10,17 +10,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/simulate"
 )
 
+// Chart is what the picture shows: the offered requests and each algorithm's admitted
+// ones, cumulative, over seconds since Origin.
+type Chart struct {
+	// Origin is the whole second (since the Unix epoch) at or before the first request:
+	// the x axis starts there, so a request at 0.9 s past it is drawn at 0.9.
+	Origin  float64
+	Offered [][2]float64 // seconds since Origin, requests so far
+	Series  []Series
+}
+
 // Series is one algorithm's cumulative admitted requests over the trace.
 type Series struct {
-	Name   string
-	Rule   string
-	Points [][2]float64 // seconds since the first request, admitted so far
+	Name string
+	Rule string // the rule's JSON, every parameter named
+	// Released: the points are at each admitted request's release time (t + delay_ms),
+	// the leaky bucket's constant outflow, rather than at its arrival.
+	Released bool
+	Points   [][2]float64 // seconds since Origin, admitted so far
 }
 
 // Algorithms are the rules compared: about 5 per second, burst 10, on one trace.
@@ -29,61 +44,107 @@ var Algorithms = []struct{ Name, Rule string }{
 	{"sliding_log", `{"algorithm": "sliding_log", "limit": 5, "period": "1s"}`},
 	{"sliding_window", `{"algorithm": "sliding_window", "limit": 5, "period": "1s"}`},
 	{"token_bucket", `{"algorithm": "token_bucket", "limit": 5, "period": "1s", "burst": 10}`},
+	{"leaky_bucket", `{"algorithm": "leaky_bucket", "limit": 5, "period": "1s", "burst": 10}`},
 }
 
-// Run replays trace through each algorithm with pkg/simulate and returns the series.
-func Run(trace []byte) ([]Series, error) {
-	var out []Series
+// decision is the part of one simulate output line the chart reads.
+type decision struct {
+	T       float64 `json:"t"`
+	Allowed bool    `json:"allowed"`
+	DelayMs int64   `json:"delay_ms"`
+}
+
+// Run replays trace through each algorithm with pkg/simulate and returns the chart.
+func Run(trace []byte) (Chart, error) {
+	var c Chart
 	for _, a := range Algorithms {
-		r, err := limiter.ParseRule([]byte(a.Rule))
+		out, err := replay(trace, a.Rule)
 		if err != nil {
-			return nil, err
+			return Chart{}, fmt.Errorf("%s: %w", a.Name, err)
 		}
-		set, err := limiter.NewSet([]limiter.Rule{r}, nil)
-		if err != nil {
-			return nil, err
+		if len(out) == 0 {
+			return Chart{}, fmt.Errorf("%s: the trace holds no request", a.Name)
 		}
-		reqs, err := simulate.ParseTrace(bytes.NewReader(trace), set)
-		if err != nil {
-			return nil, err
+		if c.Series == nil {
+			c.Origin = math.Floor(out[0].T)
+			c.Offered = offered(out, c.Origin)
 		}
-		var buf bytes.Buffer
-		if err := simulate.Run(set, reqs, &buf); err != nil {
-			return nil, err
-		}
-		points, err := cumulative(&buf)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Series{Name: a.Name, Rule: a.Rule, Points: points})
+		leaky := strings.Contains(a.Rule, string(limiter.LeakyBucket))
+		c.Series = append(c.Series, Series{Name: a.Name, Rule: a.Rule, Released: leaky, Points: admitted(out, c.Origin, leaky)})
 	}
-	return out, nil
+	return c, nil
 }
 
-// cumulative reads simulate's JSON lines into (seconds since the first, admitted) points.
-func cumulative(r io.Reader) ([][2]float64, error) {
-	var points [][2]float64
-	first, admitted := -1.0, 0
+// replay runs simulate on trace with one rule and reads its output lines.
+func replay(trace []byte, rule string) ([]decision, error) {
+	r, err := limiter.ParseRule([]byte(rule))
+	if err != nil {
+		return nil, err
+	}
+	set, err := limiter.NewSet([]limiter.Rule{r}, nil)
+	if err != nil {
+		return nil, err
+	}
+	reqs, err := simulate.ParseTrace(bytes.NewReader(trace), set)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := simulate.Run(set, reqs, &buf); err != nil {
+		return nil, err
+	}
+	return decode(&buf)
+}
+
+// decode reads simulate's JSON lines, up to its "allowed N of M" line.
+func decode(r io.Reader) ([]decision, error) {
+	var out []decision
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "allowed ") {
 			break
 		}
-		var d struct {
-			T       float64 `json:"t"`
-			Allowed bool    `json:"allowed"`
-		}
+		var d decision
 		if err := json.Unmarshal([]byte(line), &d); err != nil {
 			return nil, fmt.Errorf("simulate output %q: %w", line, err)
 		}
-		if first < 0 {
-			first = d.T
-		}
-		if d.Allowed {
-			admitted++
-		}
-		points = append(points, [2]float64{d.T - first, float64(admitted)})
+		out = append(out, d)
 	}
-	return points, sc.Err()
+	return out, sc.Err()
 }
+
+// offered is every request, cumulative, at its arrival.
+func offered(ds []decision, origin float64) [][2]float64 {
+	points := make([][2]float64, len(ds))
+	for i, d := range ds {
+		points[i] = [2]float64{since(d.T, origin), float64(i + 1)}
+	}
+	return points
+}
+
+// admitted is the allowed requests, cumulative, at their arrival or (released) at
+// their arrival plus their delay.
+func admitted(ds []decision, origin float64, released bool) [][2]float64 {
+	var at []float64
+	for _, d := range ds {
+		if !d.Allowed {
+			continue
+		}
+		t := since(d.T, origin)
+		if released {
+			t += float64(d.DelayMs) / 1000
+		}
+		at = append(at, t)
+	}
+	slices.Sort(at)
+	points := make([][2]float64, len(at))
+	for i, t := range at {
+		points[i] = [2]float64{t, float64(i + 1)}
+	}
+	return points
+}
+
+// since is t - origin in seconds, rounded to the microsecond (simulate's resolution):
+// epoch seconds in a float64 carry an error of about 2e-7.
+func since(t, origin float64) float64 { return math.Round((t-origin)*1e6) / 1e6 }

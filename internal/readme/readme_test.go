@@ -100,6 +100,15 @@ func startDev(t *testing.T, args []string) (addr, key string) {
 			t.Error("edgelimit dev did not stop within 10s of SIGINT")
 		}
 	})
+	if addr, key = readBanner(stdout); addr == "" || key == "" {
+		t.Fatal("edgelimit dev printed no address or demo key")
+	}
+	return addr, key
+}
+
+// readBanner reads what `edgelimit dev` prints until its address and demo key ("" when
+// it ends first), then discards the rest of stdout.
+func readBanner(stdout io.Reader) (addr, key string) {
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() && (addr == "" || key == "") {
 		if rest, ok := strings.CutPrefix(sc.Text(), "edgelimit dev: listening on http://"); ok {
@@ -110,9 +119,6 @@ func startDev(t *testing.T, args []string) (addr, key string) {
 		}
 	}
 	go io.Copy(io.Discard, stdout)
-	if addr == "" || key == "" {
-		t.Fatal("edgelimit dev printed no address or demo key")
-	}
 	return addr, key
 }
 

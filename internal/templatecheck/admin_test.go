@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The admin routes of the README / DESIGN.md, every one proxied to the admin function.
+// The admin routes of the README / docs/design.md, every one proxied to the admin function.
 var adminPaths = []string{
 	"/tenants",
 	"/tenants/{id}",

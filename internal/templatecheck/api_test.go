@@ -91,7 +91,7 @@ func TestAccessDeniedAnswers429(t *testing.T) {
 		t.Errorf("ACCESS_DENIED StatusCode = %#v, want \"429\"", got)
 	}
 	body := asString(dig(resp, "ResponseTemplates", "application/json"))
-	for _, key := range []string{"retryAfter", "limit", "remaining", "reset", "rule", "tenantId"} {
+	for _, key := range []string{"retryAfter", "limit", "remaining", "reset", "rule", "tenantId", "failClosed"} {
 		if !strings.Contains(body, "$context.authorizer."+key) {
 			t.Errorf("the ACCESS_DENIED body does not carry $context.authorizer.%s: %s", key, body)
 		}

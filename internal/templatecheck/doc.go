@@ -11,13 +11,27 @@
 //     expires_at and the tenants table with point-in-time recovery;
 //   - both functions are arm64 provided.al2023 "bootstrap"s built by the Makefile's
 //     build-<LogicalId> targets;
-//   - every IAM statement names its actions and the stack's tables or the token
-//     secret, no wildcards; no parameter or variable carries the Upstash token itself;
+//   - every IAM statement names its actions and the stack's tables, the token secret
+//     or its KMS key (kms:Decrypt through Secrets Manager, only when
+//     UpstashTokenKmsKeyArn is set), no wildcards; no parameter or variable carries
+//     the Upstash token itself;
+//   - each function has its log group, /aws/lambda/<name>, kept LogRetentionDays;
 //   - environment variable names are the documented ones, every Ref, GetAtt, Sub and
 //     condition resolves, and a conditional resource is referenced only under its
 //     condition (a deploy-time failure otherwise);
-//   - samconfig.toml deploys the stack with overrides the template accepts;
+//   - samconfig.toml deploys the stack with overrides the template accepts, and
+//     builds in the source folder (no copy of .tools/);
+//   - the dashboard and the alarms chart only metrics that exist: the test runs the
+//     authorizer and reads the EMF it writes (namespace, names, dimension sets), and
+//     checks each Lambda or DynamoDB metric against the stack's functions, tables and
+//     IAM grants; every alarm is named after the stack, notifies AlarmTopicArn exactly
+//     when it is given, and is explained in the README; docs/dashboard.svg is the
+//     dashboard's layout, redrawn from the template;
 //   - cfn-lint, which runs the SAM transform first, finds nothing.
+//
+// Stack.Evaluate resolves Ref, Fn::GetAtt, Fn::Sub, Fn::If and the conditions for
+// given parameters, as CloudFormation would, so that the dashboard body can be read
+// as the JSON CloudWatch receives.
 //
 // Parse turns CloudFormation's short-form tags (!Ref, !Sub, !GetAtt, !If ...) into
 // the long form ({"Ref": ...}, {"Fn::Sub": ...}), so the tests walk plain maps.

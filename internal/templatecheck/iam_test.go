@@ -49,11 +49,12 @@ func TestIAMStatementsAreScoped(t *testing.T) {
 // item-level DynamoDB actions only.
 func TestLeastPrivilege(t *testing.T) {
 	tmpl := load(t)
-	secret := "Ref " + tokenSecretParam
+	secret, key := "Ref "+tokenSecretParam, "Ref "+tokenKeyParam
 	want := map[string][]string{
 		"GetAtt " + tenantsTable:  {"dynamodb:GetItem"},
 		"GetAtt " + countersTable: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		secret:                    {"secretsmanager:GetSecretValue"},
+		key:                       {"kms:Decrypt"},
 	}
 	got := grants(t, tmpl, authorizerFunction)
 	if !maps.EqualFunc(got, want, slices.Equal) {
@@ -62,7 +63,7 @@ func TestLeastPrivilege(t *testing.T) {
 	admin := grants(t, tmpl, adminFunction)
 	for target, actions := range admin {
 		for _, a := range actions {
-			if !slices.Contains(itemActions, a) && !(target == secret && a == "secretsmanager:GetSecretValue") {
+			if !slices.Contains(itemActions, a) && !(target == secret && a == "secretsmanager:GetSecretValue") && !(target == key && a == "kms:Decrypt") {
 				t.Errorf("%s may do %s on %s: not an item-level action", adminFunction, a, target)
 			}
 		}
@@ -131,9 +132,8 @@ func checkStatement(tmpl map[string]any, st map[string]any) []error {
 		errs = append(errs, err)
 	}
 	for _, target := range targets {
-		kind, _, _ := strings.Cut(target, " ")
 		for _, a := range actions {
-			if service, _, _ := strings.Cut(a, ":"); kind == "GetAtt" && service != "dynamodb" || kind == "Ref" && service != "secretsmanager" {
+			if service, _, _ := strings.Cut(a, ":"); service != targetService(target) {
 				errs = append(errs, fmt.Errorf("action %s on %s", a, target))
 			}
 		}
@@ -141,8 +141,20 @@ func checkStatement(tmpl map[string]any, st map[string]any) []error {
 	return errs
 }
 
+// targetService is the one service whose actions a target may get: dynamodb on a table,
+// secretsmanager on the secret, kms on the secret's key.
+func targetService(target string) string {
+	switch {
+	case strings.HasPrefix(target, "GetAtt "):
+		return "dynamodb"
+	case strings.HasSuffix(target, "KmsKeyArn"):
+		return "kms"
+	}
+	return "secretsmanager"
+}
+
 // resourceTargets names what a statement's Resource may be: "GetAtt <table>" for a
-// table of this template, "Ref <param>" for the secret ARN parameter.
+// table of this template, "Ref <param>" for the secret ARN parameter or its KMS key's.
 func resourceTargets(tmpl map[string]any, v any) ([]string, error) {
 	items := asList(v)
 	if items == nil {
@@ -155,11 +167,11 @@ func resourceTargets(tmpl map[string]any, v any) ([]string, error) {
 				out = append(out, "GetAtt "+res)
 				continue
 			}
-			if fn, arg, ok := intrinsic(alt); ok && fn == "Ref" && strings.HasSuffix(asString(arg), "SecretArn") && dig(tmpl, "Parameters", asString(arg)) != nil {
+			if fn, arg, ok := intrinsic(alt); ok && fn == "Ref" && (strings.HasSuffix(asString(arg), "SecretArn") || strings.HasSuffix(asString(arg), "KmsKeyArn")) && dig(tmpl, "Parameters", asString(arg)) != nil {
 				out = append(out, "Ref "+asString(arg))
 				continue
 			}
-			return nil, fmt.Errorf("resource %v is not a table's Arn or the secret ARN parameter", alt)
+			return nil, fmt.Errorf("resource %v is not a table's Arn, the secret ARN parameter or its key's", alt)
 		}
 	}
 	if len(out) == 0 {

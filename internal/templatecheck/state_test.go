@@ -104,7 +104,7 @@ func TestParameters(t *testing.T) {
 
 // The Upstash token never passes through the template: the stack takes the ARN of a
 // Secrets Manager secret, and the functions read the secret. A parameter that could
-// hold a secret is either such an ARN (validated as one) or NoEcho; an
+// hold a secret is either such an ARN or its KMS key's (validated as one) or NoEcho; an
 // UPSTASH_REDIS_REST_TOKEN variable, if any, is a Secrets Manager dynamic reference.
 func TestNoPlainToken(t *testing.T) {
 	tmpl := load(t)
@@ -114,8 +114,10 @@ func TestNoPlainToken(t *testing.T) {
 		if !secretish.MatchString(name) || p["NoEcho"] == true {
 			continue
 		}
-		if !strings.HasSuffix(name, "SecretArn") || !strings.Contains(asString(p["AllowedPattern"]), ":secretsmanager:") {
-			t.Errorf("parameter %s may hold a secret: make it the ARN of a Secrets Manager secret (*SecretArn, AllowedPattern of such ARNs) or NoEcho", name)
+		secretARN := strings.HasSuffix(name, "SecretArn") && strings.Contains(asString(p["AllowedPattern"]), ":secretsmanager:")
+		keyARN := strings.HasSuffix(name, "KmsKeyArn") && strings.Contains(asString(p["AllowedPattern"]), ":kms:")
+		if !secretARN && !keyARN {
+			t.Errorf("parameter %s may hold a secret: make it the ARN of a Secrets Manager secret (*SecretArn, AllowedPattern of such ARNs), of a KMS key (*KmsKeyArn), or NoEcho", name)
 		}
 	}
 	if p := asMap(dig(tmpl, "Parameters", tokenSecretParam)); p["Type"] != "String" {

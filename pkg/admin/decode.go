@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/edgelimit/edgelimit/pkg/backends"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -48,12 +50,25 @@ func (h *Handler) decodePut(body []byte, id string) (tenant.Tenant, error) {
 		}
 		trimmed, _ = json.Marshal(fields) // re-encoding decoded JSON cannot fail
 	}
-	t, err := tenant.Decode(trimmed)
+	return h.decodeTenant(trimmed)
+}
+
+// decodeTenant decodes a tenant strictly (tenant.Decode) and checks that the counter
+// store can honour every rule of it (backends.RuleChecker): a rule it would refuse on
+// every decision is a 422 naming the field, and nothing is written.
+func (h *Handler) decodeTenant(data []byte) (tenant.Tenant, error) {
+	t, err := tenant.Decode(data)
+	if err == nil {
+		err = t.CheckRules(h.honours)
+	}
 	if err != nil {
 		return tenant.Tenant{}, validationError(err)
 	}
 	return t, nil
 }
+
+// honours reports whether the counter store can decide r.
+func (h *Handler) honours(r limiter.Rule) error { return backends.CheckRule(h.counters, r) }
 
 // decodePatch decodes a JSON Merge Patch body, which must be an object: a patch that
 // is not would replace the whole tenant with a non-object.
@@ -109,11 +124,7 @@ func (h *Handler) applyPatch(old tenant.Tenant, patch map[string]any) (tenant.Te
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	t, err := tenant.Decode(merged)
-	if err != nil {
-		return tenant.Tenant{}, validationError(err)
-	}
-	return t, nil
+	return h.decodeTenant(merged)
 }
 
 // mergePatch applies patch to target as RFC 7396 defines it: objects merge member by

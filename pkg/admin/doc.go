@@ -23,8 +23,10 @@
 // A tenant's version is its ETag ("3", quotes included). PUT without If-Match creates,
 // and answers 409 when the tenant exists; PUT, PATCH and DELETE with If-Match write
 // only if it names the stored version (or is "*"), and answer 412 otherwise, also when
-// another write wins the race between the read and the conditional write. PATCH and
-// DELETE answer 428 without If-Match; reset takes it optionally. The body's id, when
+// another write wins the race between the read and the conditional write, and 404 when
+// the tenant does not exist (If-Match or not). A PUT or PATCH that changes nothing
+// writes nothing: 200 with the tenant, its version unchanged. PATCH and DELETE answer
+// 428 without If-Match; reset takes it optionally. The body's id, when
 // given, must be the path's; version, generation and zone_changes in a body are
 // ignored (the server manages them), so a GET body can be edited and sent back. A
 // tenant written without rules (a PUT body without them, a patch that removes them)
@@ -36,10 +38,12 @@
 // # Errors
 //
 // Every error is an RFC 9457 application/problem+json Problem whose type ends in a
-// slug (invalid-field, invalid-json, ...), and whose field names what was wrong: a path
+// slug (invalid-field, invalid-json, ...), a heading of docs/problems.md that the URI
+// opens, and whose field names what was wrong: a path
 // into the tenant ("routes[1].rules[0].limit", "timezone"), a query parameter or a
 // header. Malformed JSON and bad parameters are 400, invalid fields 422 (unknown
-// fields, unknown time zones and bad rules among them), a body over MaxBodyBytes 413, a
+// fields, unknown time zones and bad rules among them, and rules the counter store
+// cannot honour: backends.RuleChecker, such as a sliding_log above 1000 on DynamoDB), a body over MaxBodyBytes 413, a
 // wrong Content-Type 415, an unknown tenant, key or path 404, a method a path does not
 // serve 405 with Allow, a failed store 503. A request answered with an error has
 // written nothing (a 503 after a lost reply is the exception a store cannot rule out;
@@ -76,6 +80,21 @@
 // deleted. Usage shows the fresh counters at once; an authorizer instance that cached
 // the tenant keeps counting under the old generation until its EDGELIMIT_CONFIG_TTL
 // passes.
+//
+// # Audit trail
+//
+// Every write that succeeds logs one JSON record on Config.Audit (stderr by default,
+// whatever the log level), message "audit": operation (OpCreate, OpReplace, OpPatch,
+// OpDelete, OpKeyIssue, OpKeyRevoke, OpKeyPurge, OpReset), tenant, caller, request_id
+// (the API Gateway request, when there is one), and for tenant writes old_version and
+// new_version (0 for none) and changed, the names of the tenant's fields whose values
+// changed (never the values); a key operation names its key_id instead (key records
+// are not part of the tenant's version). The caller is the IAM principal of the API
+// Gateway request context (REST: identity.userArn, else caller; HTTP API:
+// authorizer.iam.userArn), "unknown" for an event without one, and LocalCaller
+// ("local") for a request served by ServeHTTP directly, as `edgelimit dev` does. A
+// refused write logs nothing; no record holds a key, its secret or its hash. Records
+// are not stored: the log is the history.
 //
 // # Time
 //

@@ -42,7 +42,7 @@ func TestErrors(t *testing.T) {
 		{"stale PUT", "PUT", "/tenants/acme", acme, []string{"If-Match", `"9"`}, 412, "precondition-failed", "If-Match", ""},
 		{"weak If-Match", "PUT", "/tenants/acme", acme, []string{"If-Match", `W/"1"`}, 412, "precondition-failed", "If-Match", ""},
 		{"If-Match without quotes", "PUT", "/tenants/acme", acme, []string{"If-Match", `1`}, 400, "invalid-parameter", "If-Match", ""},
-		{"If-Match on nothing", "PUT", "/tenants/new", acme, []string{"If-Match", `*`}, 412, "precondition-failed", "If-Match", ""},
+		{"If-Match on nothing", "PUT", "/tenants/new", acme, []string{"If-Match", `*`}, 404, "not-found", "", ""},
 		{"PATCH without If-Match", "PATCH", "/tenants/acme", `{"shadow": true}`, []string{"Content-Type", patchType}, 428, "precondition-required", "If-Match", ""},
 		{"stale PATCH", "PATCH", "/tenants/acme", `{"shadow": true}`, []string{"Content-Type", patchType, "If-Match", `"2"`}, 412, "precondition-failed", "If-Match", ""},
 		{"PATCH as JSON", "PATCH", "/tenants/acme", `{"shadow": true}`, []string{"Content-Type", "application/json", "If-Match", `"1"`}, 415, "unsupported-media-type", "Content-Type", ""},

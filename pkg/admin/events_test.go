@@ -93,7 +93,7 @@ func eventNames(t *testing.T) []string {
 }
 
 func eventHandler(t *testing.T) *admin.Handler {
-	tenants, err := tmemory.LoadFile(tenantsFile)
+	tenants, err := tmemory.LoadFile(tenantsFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

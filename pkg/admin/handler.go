@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"time"
 
@@ -37,6 +38,10 @@ type Config struct {
 	// Logger receives one record per failed store call (5xx answers); nil means
 	// slog.Default(). API keys and request bodies are never logged.
 	Logger *slog.Logger
+	// Audit receives one record per admin write that succeeded (see the package doc,
+	// "Audit trail"); nil means JSON lines on stderr (the function's log stream in
+	// Lambda), whatever the log level.
+	Audit *slog.Logger
 }
 
 // Handler is the admin API as an http.Handler: tenants, their API keys, usage and
@@ -51,6 +56,7 @@ type Handler struct {
 	newKey       func() apikey.Key
 	defaultRules []limiter.Rule
 	log          *slog.Logger
+	auditLog     *slog.Logger
 	routes       []route
 }
 
@@ -59,10 +65,15 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Tenants == nil || cfg.Counters == nil {
 		return nil, errors.New("admin: Config.Tenants and Config.Counters are required")
 	}
-	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, log: cfg.Logger}
+	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, log: cfg.Logger, auditLog: cfg.Audit}
 	if len(cfg.DefaultRules) > 0 {
 		if _, err := limiter.NewSet(cfg.DefaultRules, nil); err != nil {
 			return nil, fmt.Errorf("admin: Config.DefaultRules: %w", err)
+		}
+		for i, r := range cfg.DefaultRules {
+			if err := backends.CheckRule(cfg.Counters, r); err != nil {
+				return nil, fmt.Errorf("admin: Config.DefaultRules: rules[%d]: the counter store cannot honour it: %w", i, err)
+			}
 		}
 		h.defaultRules = slices.Clone(cfg.DefaultRules)
 	}
@@ -75,6 +86,9 @@ func New(cfg Config) (*Handler, error) {
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	if h.auditLog == nil {
+		h.auditLog = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
 	h.routes = h.routeTable()
 	return h, nil
 }
@@ -82,6 +96,7 @@ func New(cfg Config) (*Handler, error) {
 // ServeHTTP answers one admin request. An error is answered as
 // application/problem+json, and a request answered with an error has written nothing.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = withRequest(r) // for the audit trail
 	handle, params, err := h.match(r.Method, r.URL.Path)
 	if err == nil {
 		err = handle(w, r, params)

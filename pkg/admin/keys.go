@@ -57,6 +57,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) er
 		err := h.tenants.PutKey(r.Context(), rec)
 		switch {
 		case err == nil:
+			h.auditKey(r.Context(), OpKeyIssue, p.id, rec.KeyID)
 			w.Header().Set("Location", "keys/"+rec.KeyID) // relative to /tenants/{id}/keys
 			writeJSON(w, http.StatusCreated, newKeyJSON{Key: k.Reveal(), keyJSON: keyOf(rec)})
 			return nil
@@ -132,10 +133,12 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p params) er
 		return storeError(err)
 	}
 	if purge {
+		h.auditKey(r.Context(), OpKeyPurge, p.id, p.keyID)
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
+	h.auditKey(r.Context(), OpKeyRevoke, p.id, p.keyID)
 	rec, err := h.findKey(r.Context(), p.id, p.keyID)
 	if err != nil {
 		return err

@@ -66,6 +66,7 @@ func (h *Handler) ServeV1(ctx context.Context, ev events.APIGatewayProxyRequest)
 		header[http.CanonicalHeaderKey(k)] = vs
 	}
 	u := &url.URL{Path: pathV1(ev), RawQuery: q.Encode()}
+	ctx = withCaller(ctx, callerV1(ev), ev.RequestContext.RequestID)
 	status, hdr, body := h.serveEvent(ctx, ev.HTTPMethod, u, header, ev.Body, ev.IsBase64Encoded)
 	return events.APIGatewayProxyResponse{StatusCode: status, Headers: hdr, Body: body}, nil
 }
@@ -107,6 +108,7 @@ func (h *Handler) ServeV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest
 		header.Set(k, v)
 	}
 	u := &url.URL{Path: path, RawPath: raw, RawQuery: ev.RawQueryString}
+	ctx = withCaller(ctx, callerV2(ev), ev.RequestContext.RequestID)
 	status, hdr, body := h.serveEvent(ctx, ev.RequestContext.HTTP.Method, u, header, ev.Body, ev.IsBase64Encoded)
 	return events.APIGatewayV2HTTPResponse{StatusCode: status, Headers: hdr, Body: body}, nil
 }

@@ -87,7 +87,8 @@ func (s *spec) check(t *testing.T, method, path, body string, headers []string, 
 	}
 	ctx := context.Background()
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
-		Options: &openapi3filter.Options{IncludeResponseStatus: true}}
+		// The spec's SigV4 is API Gateway's to check; the handler behind it has none.
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
 	if resp.status < 300 || resp.status == 409 || resp.status == 412 || resp.status == 404 && strings.Contains(string(resp.body), "no tenant") {
 		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
 			t.Errorf("%s %s: the request does not validate against %s: %v", method, path, specPath, err)

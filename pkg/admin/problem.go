@@ -11,8 +11,9 @@ import (
 )
 
 // ProblemTypeBase starts the type URI of every problem this API answers with; the
-// slug after it names the problem (see Problem).
-const ProblemTypeBase = "https://github.com/edgelimit/edgelimit/blob/main/docs/openapi.yaml#problem-"
+// slug after it names the problem (see Problem) and is a heading of docs/problems.md,
+// so that the URI opens the problem's explanation.
+const ProblemTypeBase = "https://github.com/edgelimit/edgelimit/blob/main/docs/problems.md#"
 
 // ProblemContentType is the media type of error responses (RFC 9457).
 const ProblemContentType = "application/problem+json"

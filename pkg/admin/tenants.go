@@ -1,7 +1,9 @@
 package admin
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -49,10 +51,7 @@ func (h *Handler) putTenant(w http.ResponseWriter, r *http.Request, p params) er
 	if !m.present {
 		return h.create(w, r.Context(), t)
 	}
-	old, err := h.loadTenant(r.Context(), p.id)
-	if errors.Is(err, tenantstore.ErrNotFound) {
-		return stale(0) // If-Match names a version of a tenant that does not exist
-	}
+	old, err := h.loadTenant(r.Context(), p.id) // 404 when it does not exist, If-Match or not
 	if err != nil {
 		return err
 	}
@@ -67,12 +66,14 @@ func (h *Handler) create(w http.ResponseWriter, ctx context.Context, t tenant.Te
 	if err != nil {
 		return storeError(err)
 	}
+	h.audit(ctx, OpCreate, tenant.Tenant{}, stored)
 	writeTenant(w, http.StatusCreated, stored)
 	return nil
 }
 
 // update replaces old with next (a PUT body or a merge-patched tenant) when m matches
-// old's version.
+// old's version. When next holds what old holds, nothing is written: the answer is old,
+// its version unchanged.
 func (h *Handler) update(w http.ResponseWriter, ctx context.Context, m ifMatch, old, next tenant.Tenant) error {
 	if err := precondition(m, old.Version, true); err != nil {
 		return err
@@ -81,15 +82,42 @@ func (h *Handler) update(w http.ResponseWriter, ctx context.Context, m ifMatch, 
 	if err != nil {
 		return validationError(err)
 	}
+	if unchanged(old, next) {
+		writeTenant(w, http.StatusOK, old)
+		return nil
+	}
 	stored, err := h.tenants.Replace(ctx, next, old.Version)
-	if errors.Is(err, tenantstore.ErrVersionConflict) || errors.Is(err, tenantstore.ErrNotFound) {
-		return stale(0)
-	}
 	if err != nil {
-		return storeError(err)
+		return writeError(err, old.ID)
 	}
+	h.audit(ctx, updateOp(ctx), old, stored)
 	writeTenant(w, http.StatusOK, stored)
 	return nil
+}
+
+// unchanged reports whether next, ready to be stored in place of old, holds what old
+// holds: storing it would only bump the version. Zone changes that ApplyUpdate dropped
+// because they have taken effect are no change.
+func unchanged(old, next tenant.Tenant) bool {
+	old = old.Normalized()
+	if old.Timezone == next.Timezone {
+		old.ZoneChanges = next.ZoneChanges
+	}
+	a, errA := json.Marshal(old)
+	b, errB := json.Marshal(next)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
+}
+
+// writeError answers a failed conditional write of tenant id: 404 when it is gone, 412
+// when another write changed it, 503 when the store failed.
+func writeError(err error, id string) error {
+	switch {
+	case errors.Is(err, tenantstore.ErrNotFound):
+		return tenantNotFound(id)
+	case errors.Is(err, tenantstore.ErrVersionConflict):
+		return stale(0)
+	}
+	return storeError(err)
 }
 
 // patchTenant answers PATCH /tenants/{id}: a JSON Merge Patch, under If-Match.
@@ -140,13 +168,10 @@ func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params)
 	if err := precondition(m, old.Version, true); err != nil {
 		return err
 	}
-	err = h.tenants.Delete(r.Context(), p.id, old.Version)
-	if errors.Is(err, tenantstore.ErrVersionConflict) || errors.Is(err, tenantstore.ErrNotFound) {
-		return stale(0)
+	if err := h.tenants.Delete(r.Context(), p.id, old.Version); err != nil {
+		return writeError(err, p.id)
 	}
-	if err != nil {
-		return storeError(err)
-	}
+	h.audit(r.Context(), OpDelete, old, tenant.Tenant{})
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -205,14 +230,13 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error 
 		stored, err := h.tenants.Replace(r.Context(), tenant.Reset(old), old.Version)
 		switch {
 		case err == nil:
+			h.audit(r.Context(), OpReset, old, stored)
 			writeTenant(w, http.StatusOK, stored)
 			return nil
 		case errors.Is(err, tenantstore.ErrVersionConflict) && !m.present:
 			continue // changed meanwhile: reset the new version
-		case errors.Is(err, tenantstore.ErrVersionConflict), errors.Is(err, tenantstore.ErrNotFound):
-			return stale(0)
 		default:
-			return storeError(err)
+			return writeError(err, p.id)
 		}
 	}
 	return &apiError{slug: problemUnavailable, detail: "the tenant kept changing during the reset: nothing was reset, retry"}

@@ -55,7 +55,8 @@ func replaceTenant(t *testing.T, e *env) {
 	if tn := r.tenant(t); tn.Version != 3 || tn.FailMode != tenant.FailClosed {
 		t.Fatalf("replaced with *: %+v", tn)
 	}
-	e.do("PUT", "/tenants/acme", acme, "If-Match", `"7", "3"`).want(t, 200) // a list matches any of its tags
+	open := strings.Replace(acme, `"timezone"`, `"fail_mode": "open", "timezone"`, 1)
+	e.do("PUT", "/tenants/acme", open, "If-Match", `"7", "3"`).want(t, 200) // a list matches any of its tags
 }
 
 // patchTenant merges into acme (version 4): members merge, null removes.
@@ -81,7 +82,51 @@ func deleteTenant(t *testing.T, e *env) {
 		t.Errorf("204 with a body: %s", r.body)
 	}
 	e.do("GET", "/tenants/acme", "").problem(t, http.StatusNotFound, "not-found", "")
-	e.do("PUT", "/tenants/acme", acme, "If-Match", `*`).problem(t, http.StatusPreconditionFailed, "precondition-failed", "If-Match")
+	e.do("PUT", "/tenants/acme", acme, "If-Match", `*`).problem(t, http.StatusNotFound, "not-found", "")
+}
+
+// A write that changes nothing writes nothing: the answer is the tenant, 200, with its
+// version and ETag as they were (before, every PUT or PATCH bumped the version, so a
+// client re-applying its config invalidated every other client's ETag).
+func TestWriteThatChangesNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		e.create("acme", acme)
+		same := []struct {
+			method, body string
+			headers      []string
+		}{
+			{"PATCH", `{}`, []string{"Content-Type", patchType, "If-Match", `"1"`}},
+			{"PATCH", `{"shadow": false, "timezone": "Asia/Tokyo"}`, []string{"Content-Type", patchType, "If-Match", `"1"`}},
+			{"PUT", acme, []string{"If-Match", `"1"`}},
+			{"PUT", acme, []string{"If-Match", `*`}},
+		}
+		for _, w := range same {
+			r := e.do(w.method, "/tenants/acme", w.body, w.headers...).want(t, 200)
+			if tn := r.tenant(t); tn.Version != 1 || r.header.Get("ETag") != `"1"` {
+				t.Fatalf("%s %s: version %d, ETag %s: want 1, unchanged", w.method, w.body, tn.Version, r.header.Get("ETag"))
+			}
+		}
+		if r := e.do("GET", "/tenants/acme", "").want(t, 200); r.header.Get("ETag") != `"1"` {
+			t.Fatalf("stored ETag %s after writes that changed nothing, want \"1\"", r.header.Get("ETag"))
+		}
+		r := e.do("PATCH", "/tenants/acme", `{"shadow": true}`, "Content-Type", patchType, "If-Match", `"1"`).want(t, 200)
+		if r.header.Get("ETag") != `"2"` {
+			t.Fatalf("a real change: ETag %s, want \"2\"", r.header.Get("ETag"))
+		}
+	})
+}
+
+// If-Match on a tenant that does not exist is 404 (there is no tenant to compare
+// with), whichever method and tag; before, PUT answered 412.
+func TestIfMatchOnNoTenant(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		for _, tag := range []string{`"1"`, `*`} {
+			e.do("PUT", "/tenants/nobody", acme, "If-Match", tag).problem(t, http.StatusNotFound, "not-found", "")
+			e.do("PATCH", "/tenants/nobody", `{"shadow": true}`, "Content-Type", patchType, "If-Match", tag).problem(t, http.StatusNotFound, "not-found", "")
+			e.do("DELETE", "/tenants/nobody", "", "If-Match", tag).problem(t, http.StatusNotFound, "not-found", "")
+			e.do("POST", "/tenants/nobody/reset", "", "If-Match", tag).problem(t, http.StatusNotFound, "not-found", "")
+		}
+	})
 }
 
 func TestListPages(t *testing.T) {

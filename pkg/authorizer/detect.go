@@ -2,8 +2,9 @@ package authorizer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+
+	"github.com/edgelimit/edgelimit/pkg/request"
 )
 
 type eventKind int
@@ -13,10 +14,8 @@ const (
 	kindHTTP                      // HTTP API payload 2.0
 )
 
-// ErrTokenEvent is returned for a TOKEN authorizer event.
-var ErrTokenEvent = errors.New("authorizer: TOKEN authorizer events carry no headers and no source IP: " +
-	"configure a REQUEST authorizer (REST API FunctionPayloadType REQUEST, or an HTTP API Lambda authorizer) " +
-	"whose identity source is the API key header")
+// ErrTokenEvent is returned for a TOKEN authorizer event (request.ErrTokenEvent).
+var ErrTokenEvent = request.ErrTokenEvent
 
 // probe holds the fields that tell the event types apart.
 type probe struct {

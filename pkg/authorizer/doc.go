@@ -30,12 +30,16 @@
 //	tenantId   string   the tenant ("" when the tenant store failed before it was known)
 //	rule       string   the rule reported (the denying rule, or the one with least remaining)
 //	limit      number   that rule's capacity
-//	remaining  number   what the rule set still admits (0 when failing open or closed)
+//	remaining  number   what the rule set still admits
 //	reset      number   when the rule is back to full, seconds since the epoch, rounded up
 //	retryAfter number   seconds to wait, rounded up, at least 1 on a denial; 0 when allowed
 //	delayMs    number   the leaky-bucket delay to honour before serving, milliseconds
-//	failOpen   boolean  the store failed and the tenant fails open
+//	failOpen   boolean  the store failed and the tenant fails open: allowed, uncounted
+//	failClosed boolean  the store failed and the tenant fails closed: denied by no limit
 //	shadow     boolean  the tenant is in shadow mode (the answer is always Allow)
+//
+// When failOpen or failClosed is true nothing was counted, and nothing says otherwise:
+// rule is "", limit and remaining are 0, and reset is the instant to retry at.
 //
 // principalId is "<tenant>/<identity>", such as "acme/k:ab12cd34" (the key id, not the
 // key) or "public/ip:192.0.2.1", and "unknown" when no tenant is known.
@@ -66,8 +70,10 @@
 // Each decision writes one slog line (JSON in the Lambda function) with the tenant,
 // route, rule, status, remaining, latency, store and config round trips, fail-open and
 // shadow flags, and the reason, never the key; and one CloudWatch Embedded Metric Format
-// document on the metrics writer (stdout in Lambda) with, per TenantId, the counts
-// Allowed, Denied, Unauthorized and FailOpen and, when the store was called, its
-// StoreLatency in milliseconds. CloudWatch Logs turns the document into metrics of the
-// namespace "edgelimit" without an API call.
+// document on the metrics writer (stdout in Lambda) with the counts Allowed, Denied,
+// Unauthorized, FailOpen and FailClosed (Allowed and Denied count the answers, the fail
+// mode's among them; FailOpen and FailClosed count those alone) and, when the store was
+// called, its StoreLatency in milliseconds, each per TenantId and in total (no
+// dimension). CloudWatch Logs turns the document into metrics of the namespace
+// "edgelimit" without an API call; template.yaml's dashboard and alarms chart them.
 package authorizer

@@ -3,12 +3,12 @@ package authorizer
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/request"
 )
 
 // REST answers a REST API (v1) REQUEST authorizer event (also the HTTP API's payload
@@ -22,13 +22,13 @@ func (h *Handler) REST(ctx context.Context, ev events.APIGatewayCustomAuthorizer
 // decision themselves (headers for `edgelimit dev`). The Result is the zero Result when
 // the event was refused before the gate was asked.
 func (h *Handler) RESTResult(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, gate.Result, error) {
-	if ev.Type == "TOKEN" {
-		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, ErrTokenEvent
+	req, err := request.FromRESTAuthorizer(ev, h.gate.KeyHeader())
+	if err != nil {
+		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, err
 	}
 	if ev.MethodArn == "" {
 		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, errors.New("authorizer: REST event without a methodArn: not an API Gateway REQUEST authorizer event")
 	}
-	req := restRequest(ev, h.gate.KeyHeader())
 	res, err := h.decide(ctx, req, ev.RequestContext.RequestID)
 	if err != nil {
 		return events.APIGatewayCustomAuthorizerResponse{}, res, err
@@ -47,7 +47,7 @@ func (h *Handler) RESTResult(ctx context.Context, ev events.APIGatewayCustomAuth
 // HTTP answers an HTTP API payload 2.0 event with the simple response, or
 // ErrUnauthorized.
 func (h *Handler) HTTP(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
-	res, err := h.decide(ctx, httpRequest(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
+	res, err := h.decide(ctx, request.FromHTTPAuthorizer(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
 	if err != nil {
 		return events.APIGatewayV2CustomAuthorizerSimpleResponse{}, err
 	}
@@ -60,7 +60,7 @@ func (h *Handler) HTTPIAM(ctx context.Context, ev events.APIGatewayV2CustomAutho
 	if ev.RouteArn == "" {
 		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, errors.New("authorizer: HTTP API event without a routeArn: not an API Gateway authorizer event")
 	}
-	res, err := h.decide(ctx, httpRequest(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
+	res, err := h.decide(ctx, request.FromHTTPAuthorizer(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
 	if err != nil {
 		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, err
 	}
@@ -85,56 +85,4 @@ func (h *Handler) decide(ctx context.Context, req gate.Request, requestID string
 		return res, ErrUnauthorized
 	}
 	return res, nil
-}
-
-// restRequest extracts the gate's request from a REST event.
-func restRequest(ev events.APIGatewayCustomAuthorizerRequestTypeRequest, keyHeader string) gate.Request {
-	method := ev.HTTPMethod
-	if method == "" {
-		method = ev.RequestContext.HTTPMethod
-	}
-	resource := ev.Resource
-	if resource == "" {
-		resource = ev.RequestContext.ResourcePath
-	}
-	key := header(ev.Headers, keyHeader)
-	if key == "" {
-		key = multiHeader(ev.MultiValueHeaders, keyHeader)
-	}
-	return gate.Request{Method: method, Resource: resource, APIKey: key, SourceIP: ev.RequestContext.Identity.SourceIP}
-}
-
-// httpRequest extracts the gate's request from an HTTP API payload 2.0 event.
-func httpRequest(ev events.APIGatewayV2CustomAuthorizerV2Request, keyHeader string) gate.Request {
-	routeKey := ev.RouteKey
-	if routeKey == "" {
-		routeKey = ev.RequestContext.RouteKey
-	}
-	return gate.Request{Method: ev.RequestContext.HTTP.Method, Resource: routeKey,
-		APIKey: header(ev.Headers, keyHeader), SourceIP: ev.RequestContext.HTTP.SourceIP}
-}
-
-// header returns the value of header name, matched case-insensitively (REST events
-// keep the client's spelling; HTTP API events are lower case).
-func header(h map[string]string, name string) string {
-	if v, ok := h[name]; ok {
-		return strings.TrimSpace(v)
-	}
-	for k, v := range h {
-		if strings.EqualFold(k, name) {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-// multiHeader returns the first value of header name in a REST event's
-// multiValueHeaders.
-func multiHeader(h map[string][]string, name string) string {
-	for k, vs := range h {
-		if strings.EqualFold(k, name) && len(vs) > 0 {
-			return strings.TrimSpace(vs[0])
-		}
-	}
-	return ""
 }

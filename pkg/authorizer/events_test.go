@@ -11,10 +11,10 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
 )
 
-// contextTypes is the JSON type of every context key, as DESIGN.md fixes them.
+// contextTypes is the JSON type of every context key, as docs/design.md fixes them.
 var contextTypes = map[string]string{
 	"tenantId": "string", "rule": "string", "limit": "number", "remaining": "number",
-	"reset": "number", "retryAfter": "number", "delayMs": "number", "failOpen": "boolean", "shadow": "boolean",
+	"reset": "number", "retryAfter": "number", "delayMs": "number", "failOpen": "boolean", "failClosed": "boolean", "shadow": "boolean",
 }
 
 func jsonType(v any) string {
@@ -106,7 +106,7 @@ func checkError(t *testing.T, err error, msg, typ string) {
 	}
 }
 
-// checkContext checks that the context holds exactly DESIGN.md's keys, each of its type.
+// checkContext checks that the context holds exactly docs/design.md's keys, each of its type.
 func checkContext(t *testing.T, c any) {
 	t.Helper()
 	m, ok := c.(map[string]any)

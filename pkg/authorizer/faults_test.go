@@ -53,13 +53,13 @@ func checkFailModes(t *testing.T, handler *authorizer.Handler, closedReq, openRe
 		start := time.Now()
 		closed := invokeREST(handler, closedReq)
 		latencies = append(latencies, time.Since(start))
-		if closed.err != nil || closed.effect != "Deny" || closed.ctx["retryAfter"] != 1.0 || closed.ctx["failOpen"] != false {
+		if closed.err != nil || closed.effect != "Deny" || closed.ctx["retryAfter"] != 1.0 || closed.ctx["failOpen"] != false || closed.ctx["failClosed"] != true {
 			t.Fatalf("fail closed: %+v", closed)
 		}
 		start = time.Now()
 		open := invokeREST(handler, openReq)
 		latencies = append(latencies, time.Since(start))
-		if open.err != nil || open.effect != "Allow" || open.ctx["failOpen"] != true {
+		if open.err != nil || open.effect != "Allow" || open.ctx["failOpen"] != true || open.ctx["failClosed"] != false {
 			t.Fatalf("fail open: %+v", open)
 		}
 	}

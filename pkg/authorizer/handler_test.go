@@ -120,6 +120,32 @@ func TestFailModeReachesTheResponse(t *testing.T) {
 	}
 }
 
+// A fail-closed Deny says so, apart from a limit's Deny: failClosed is true, and no
+// rule, limit or remaining pretends that the request was counted; its metrics count it
+// under FailClosed. A limit's Deny (demo's burst of 5, spent) carries failClosed false.
+func TestFailClosedIsMarked(t *testing.T) {
+	hs := newHarness(t, "", failingStore{bmemory.New(bmemory.Config{})})
+	closed, err := hs.h.REST(context.Background(), restEvent(t, "rest-valid-key"))
+	if err != nil || closed.PolicyDocument.Statement[0].Effect != "Deny" || closed.Context["failClosed"] != true ||
+		closed.Context["rule"] != "" || closed.Context["limit"] != int64(0) || closed.Context["remaining"] != int64(0) {
+		t.Fatalf("demo fails closed: %+v, %v", closed, err)
+	}
+	if docs := lines(t, hs.metrics.String()); len(docs) != 1 || docs[0]["FailClosed"] != 1.0 || docs[0]["Denied"] != 1.0 {
+		t.Errorf("metrics of a fail-closed answer: %v", docs)
+	}
+
+	limited := newHarness(t, "", nil)
+	var last events.APIGatewayCustomAuthorizerResponse
+	for range 6 {
+		if last, err = limited.h.REST(context.Background(), restEvent(t, "rest-valid-key")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last.PolicyDocument.Statement[0].Effect != "Deny" || last.Context["failClosed"] != false || last.Context["rule"] != "burst" || last.Context["limit"] != int64(5) {
+		t.Fatalf("the sixth request within a second, over demo's burst of 5: %+v", last)
+	}
+}
+
 func TestRefusedEvents(t *testing.T) {
 	hs := newHarness(t, "", nil)
 	cases := map[string]string{
@@ -163,10 +189,10 @@ func TestObservability(t *testing.T) {
 	aws := docs[0]["_aws"].(map[string]any)
 	dir := aws["CloudWatchMetrics"].([]any)[0].(map[string]any)
 	if aws["Timestamp"] != float64(testNow/1000) || dir["Namespace"] != "edgelimit" || docs[0]["TenantId"] != "demo" ||
-		docs[0]["Allowed"] != 1.0 || docs[0]["Denied"] != 0.0 || docs[0]["FailOpen"] != 0.0 || docs[0]["StoreLatency"] == nil {
+		docs[0]["Allowed"] != 1.0 || docs[0]["Denied"] != 0.0 || docs[0]["FailOpen"] != 0.0 || docs[0]["FailClosed"] != 0.0 || docs[0]["StoreLatency"] == nil {
 		t.Fatalf("EMF document %v", docs[0])
 	}
-	if len(dir["Metrics"].([]any)) != 5 || docs[1]["TenantId"] != "unknown" || docs[1]["Unauthorized"] != 1.0 || docs[1]["StoreLatency"] != nil {
+	if len(dir["Metrics"].([]any)) != 6 || docs[1]["TenantId"] != "unknown" || docs[1]["Unauthorized"] != 1.0 || docs[1]["StoreLatency"] != nil {
 		t.Fatalf("EMF documents %v", docs)
 	}
 }

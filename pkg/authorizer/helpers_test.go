@@ -57,7 +57,7 @@ func newHarness(t testing.TB, mode authorizer.HTTPResponse, counters backends.St
 // in the harness).
 func newHarnessTo(t testing.TB, mode authorizer.HTTPResponse, counters backends.Store, out io.Writer) *harness {
 	t.Helper()
-	tenants, err := tmemory.LoadFile(filepath.Join(eventsDir, "tenants.json"))
+	tenants, err := tmemory.LoadFile(filepath.Join(eventsDir, "tenants.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,11 @@ func (h *Handler) observe(ctx context.Context, res *gate.Result, elapsed time.Du
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // emf writes CloudWatch Embedded Metric Format documents, one JSON line per decision:
-// CloudWatch Logs extracts the metrics from the log stream, with no API call.
+// CloudWatch Logs extracts the metrics from the log stream, with no API call. Each
+// metric is published twice: per tenant (dimension TenantId) for the dashboard, and
+// without dimensions (the empty dimension set) for the alarms, which cannot sum
+// across tenants. template.yaml's dashboard and alarms chart these names; a test in
+// internal/templatecheck runs this writer and holds the template to what it emits.
 type emf struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -53,9 +57,10 @@ type emf struct {
 
 func newEMF(w io.Writer, namespace string) *emf {
 	ns, _ := json.Marshal(namespace) // a string always encodes
-	return &emf{w: w, prefix: `{"Namespace":` + string(ns) + `,"Dimensions":[["TenantId"]],"Metrics":[` +
+	return &emf{w: w, prefix: `{"Namespace":` + string(ns) + `,"Dimensions":[["TenantId"],[]],"Metrics":[` +
 		`{"Name":"Allowed","Unit":"Count"},{"Name":"Denied","Unit":"Count"},` +
-		`{"Name":"Unauthorized","Unit":"Count"},{"Name":"FailOpen","Unit":"Count"}`}
+		`{"Name":"Unauthorized","Unit":"Count"},{"Name":"FailOpen","Unit":"Count"},` +
+		`{"Name":"FailClosed","Unit":"Count"}`}
 }
 
 // write writes the document of res. Tenant ids are [a-z0-9_-]: no escaping is needed.
@@ -80,6 +85,7 @@ func (m *emf) write(res *gate.Result) {
 	b = appendCount(b, "Denied", res.Status == gate.Denied)
 	b = appendCount(b, "Unauthorized", res.Status == gate.Unauthorized)
 	b = appendCount(b, "FailOpen", res.FailOpen)
+	b = appendCount(b, "FailClosed", res.FailedClosed)
 	if res.StoreCalls > 0 {
 		b = append(b, `,"StoreLatency":`...)
 		b = strconv.AppendFloat(b, millis(res.StoreLatency), 'f', 3, 64)

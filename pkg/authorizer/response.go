@@ -7,7 +7,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
-// The context keys, exactly as DESIGN.md and the gateway response templates name them.
+// The context keys, as the package doc and the gateway response templates name them.
 const (
 	CtxTenantID   = "tenantId"
 	CtxRule       = "rule"
@@ -17,6 +17,7 @@ const (
 	CtxRetryAfter = "retryAfter"
 	CtxDelayMs    = "delayMs"
 	CtxFailOpen   = "failOpen"
+	CtxFailClosed = "failClosed"
 	CtxShadow     = "shadow"
 )
 
@@ -49,6 +50,7 @@ func contextOf(res gate.Result) map[string]any {
 		CtxRetryAfter: res.RetryAfterSeconds(),
 		CtxDelayMs:    limiter.CeilMillis(d.Delay),
 		CtxFailOpen:   res.FailOpen,
+		CtxFailClosed: res.FailedClosed,
 		CtxShadow:     res.Shadow,
 	}
 }

@@ -17,7 +17,10 @@ type Store interface {
 	// if every rule of every counter allows it, and is then consumed from all of them;
 	// a denial consumes nothing anywhere. outs must have len(cs): outs[i] receives
 	// counter i's Decision, as limiter.DecideAll defines it, and limiter.Join folds them
-	// into the request's answer. The error is an input error (wrapping ErrKey, or a
+	// into the request's answer. Allowed is always exact; a backend whose write
+	// returns no state (DynamoDB's transactions) reports Remaining and Reset from the
+	// state it last saw, which other instances may have consumed since (its package
+	// doc bounds the error). The error is an input error (wrapping ErrKey, or a
 	// *limiter.CostError, ...) or a backend failure; a denial is not an error.
 	Decide(ctx context.Context, cs []Counter, now, cost int64, outs []limiter.Decision) error
 	// Peek reports what a request of cost 1 would get at now without consuming; when

@@ -3,7 +3,9 @@ package config
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -14,6 +16,7 @@ import (
 	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
 	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
@@ -52,7 +55,7 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		return nil, err
 	}
 	if c.TenantsFile != "" {
-		file, err := tmemory.LoadFile(c.TenantsFile)
+		file, err := tmemory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return backends.CheckRule(st.Counters, r) })
 		if err != nil {
 			return nil, fmt.Errorf("config: %s: %w", EnvTenantsFile, err)
 		}
@@ -72,19 +75,41 @@ func (c Config) awsConfig(ctx context.Context) (aws.Config, error) {
 	return cfg, nil
 }
 
-func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
+// dynamoClient is the DynamoDB client of c: the SDK's configuration, with opts'
+// HTTPClient and c's endpoint.
+func (c Config) dynamoClient(ctx context.Context, opts Options) (*dynamodb.Client, error) {
 	awsCfg, err := c.awsConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if opts.HTTPClient != nil {
 			o.HTTPClient = opts.HTTPClient
 		}
 		if c.DynamoDBEndpoint != "" { // the SDK reads it too; this honours Load's getenv
 			o.BaseEndpoint = aws.String(c.DynamoDBEndpoint)
 		}
-	})
+		// DynamoDB Local sends no X-Amz-Crc32 header on error replies, which the SDK
+		// then checks against 0, logging a WARN for each (a denial is one).
+		o.DisableValidateResponseChecksum = isLoopbackURL(c.DynamoDBEndpoint)
+	}), nil
+}
+
+// isLoopbackURL reports whether raw is a URL of this machine (DynamoDB Local).
+func isLoopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(u.Hostname())
+	return u.Hostname() == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
+	client, err := c.dynamoClient(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
 	st := &Stores{Counters: bdynamodb.New(client, c.CountersTable, bdynamodb.Config{})}
 	if c.TenantsTable != "" {
 		st.Tenants = tdynamodb.New(client, c.TenantsTable)

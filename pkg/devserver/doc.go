@@ -6,13 +6,20 @@
 //
 //   - Unauthorized (unknown or missing key, suspended tenant): 401 {"message":"Unauthorized"},
 //     as API Gateway answers;
-//   - Deny: 429 with the body of template.yaml's ACCESS_DENIED gateway response, and
-//     headers from the authorizer's context: Retry-After (the exact retryAfter, where a
-//     deployed REST API can only send the template's static fallback), X-RateLimit-Limit,
-//     X-RateLimit-Remaining, X-RateLimit-Reset and RateLimit;
+//   - Deny: the 429 the middleware sends (pkg/answer, pkg/headers): Retry-After (the
+//     exact one, where a deployed REST API can only send the template's static
+//     fallback), X-RateLimit-*, RateLimit-Policy and RateLimit, and the JSON body with
+//     numbers as numbers, as in the echo. (A deployed REST API answers with the body of
+//     template.yaml's ACCESS_DENIED gateway response instead, which carries the same
+//     decision under the authorizer's context names, every value quoted: API Gateway
+//     substitutes them as text.)
 //   - Allow: the request goes to the upstream (a reverse proxy), or to a built-in echo
-//     that answers with the decision as JSON, with the X-RateLimit-* headers added.
+//     that answers with the decision as JSON (the authorizer's context), with the
+//     rate-limit headers added.
 //
 // /admin/... is the admin API (pkg/admin) without authentication: serve it on a
 // loopback address only.
+//
+// EnsureDemo prepares the demo tenant and its one demo key, replacing the key an
+// earlier start issued (found again through the tenant's metadata).
 package devserver

@@ -6,18 +6,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/edgelimit/edgelimit/pkg/answer"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	"github.com/edgelimit/edgelimit/pkg/gate"
-	"github.com/edgelimit/edgelimit/pkg/headers"
+	"github.com/edgelimit/edgelimit/pkg/request"
 )
 
 // Config configures the gateway. Authorizer and Admin are required.
@@ -50,55 +49,22 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP routes /admin/ to the admin API and decides every other request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/admin" || len(r.URL.Path) > 7 && r.URL.Path[:7] == "/admin/" {
+	if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
 		s.admin.ServeHTTP(w, r)
 		return
 	}
-	resp, res, err := s.auth.RESTResult(r.Context(), event(r))
+	resp, res, err := s.auth.RESTResult(r.Context(), request.RESTAuthorizerEvent(r, requestID()))
 	switch {
 	case errors.Is(err, authorizer.ErrUnauthorized):
-		writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Unauthorized"})
+		answer.For(res).Write(w) // res.Status is Unauthorized: 401
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"message": "Internal server error"})
+		answer.Internal().Write(w)
 	case !allowed(resp):
-		denied(w, res, resp.Context)
+		answer.Denied(res).Write(w)
 	default:
-		if res.Set != nil {
-			headers.Write(w.Header(), res.Set, res.Decision, res.Now, res.Policies()...)
-		}
+		answer.For(res).Write(w) // the rate-limit fields; the upstream answers
 		s.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)))
 	}
-}
-
-// event turns a request into the REQUEST authorizer event API Gateway would send.
-func event(r *http.Request) events.APIGatewayCustomAuthorizerRequestTypeRequest {
-	headers := make(map[string]string, len(r.Header))
-	for k, v := range r.Header {
-		headers[k] = v[0]
-	}
-	query := map[string]string{}
-	for k, v := range r.URL.Query() {
-		query[k] = v[0]
-	}
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
-	ev := events.APIGatewayCustomAuthorizerRequestTypeRequest{
-		Type:                  "REQUEST",
-		MethodArn:             "arn:aws:execute-api:local:000000000000:edgelimit-dev/local/" + r.Method + r.URL.Path,
-		Resource:              r.URL.Path,
-		Path:                  r.URL.Path,
-		HTTPMethod:            r.Method,
-		Headers:               headers,
-		QueryStringParameters: query,
-	}
-	ev.RequestContext.Identity.SourceIP = ip
-	ev.RequestContext.ResourcePath = r.URL.Path
-	ev.RequestContext.HTTPMethod = r.Method
-	ev.RequestContext.Stage = "local"
-	ev.RequestContext.RequestID = requestID()
-	return ev
 }
 
 func allowed(resp events.APIGatewayCustomAuthorizerResponse) bool {
@@ -108,23 +74,6 @@ func allowed(resp events.APIGatewayCustomAuthorizerResponse) bool {
 		}
 	}
 	return len(resp.PolicyDocument.Statement) > 0
-}
-
-// denied answers 429 like the ACCESS_DENIED gateway response of template.yaml: its
-// body, with the headers pkg/headers renders (an exact Retry-After, where a deployed
-// REST API sends the template's static fallback).
-func denied(w http.ResponseWriter, res gate.Result, ctx map[string]any) {
-	if res.Set != nil {
-		headers.Write(w.Header(), res.Set, res.Decision, res.Now, res.Policies()...)
-	}
-	w.Header().Set("Retry-After", strconv.FormatInt(res.RetryAfterSeconds(), 10))
-	w.Header().Set("Cache-Control", "no-store")
-	body := map[string]any{"message": "Too Many Requests", "requestId": requestID()}
-	for _, k := range []string{authorizer.CtxTenantID, authorizer.CtxRule, authorizer.CtxLimit,
-		authorizer.CtxRemaining, authorizer.CtxReset, authorizer.CtxRetryAfter} {
-		body[k] = fmt.Sprint(ctx[k]) // the template quotes every value
-	}
-	writeJSON(w, http.StatusTooManyRequests, body)
 }
 
 // contextKey carries the authorizer's context to the echo.

@@ -20,7 +20,7 @@ var errNotFound = tenantstore.ErrNotFound
 // id, for ttl on the gate's clock, and serves expired entries for up to maxStale more
 // while the store fails. See the package doc.
 type configCache struct {
-	store         tenantstore.Store
+	store         Tenants
 	ttl, maxStale int64 // microseconds; ttl < 0: no caching
 	keys          boundedMap[keyEntry]
 	tenants       boundedMap[tenantEntry]
@@ -44,7 +44,7 @@ type tenantEntry struct {
 	until int64
 }
 
-func newConfigCache(store tenantstore.Store, ttl, maxStale time.Duration, max int) *configCache {
+func newConfigCache(store Tenants, ttl, maxStale time.Duration, max int) *configCache {
 	c := &configCache{store: store, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds()}
 	if ttl < 0 {
 		c.ttl = -1

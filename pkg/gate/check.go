@@ -110,19 +110,16 @@ func (g *Gate) configFailed(res *Result, err error, notFound string) bool {
 	if errors.Is(err, errNotFound) {
 		return g.unauthorized(res, notFound)
 	}
-	g.failWith(res, g.failMode, nil, "tenant store: "+err.Error())
+	g.failWith(res, g.failMode, "tenant store: "+err.Error())
 	return false
 }
 
-// failWith fills res with the answer of fail mode mode; set is the rule set of the
-// check that failed, nil when the tenant is unknown.
-func (g *Gate) failWith(res *Result, mode tenant.FailMode, set *limiter.Set, reason string) {
-	d := limiter.Decision{Reset: res.Now}
-	if set != nil {
-		d.Limit = set.Rule(0).Capacity()
-		res.Set, res.Rule = set, set.Rule(0).Name
-	}
-	res.Reason = reason
+// failWith fills res with the answer of fail mode mode. Nothing was counted, and the
+// Result says so: no Set, no Rule, a Decision with no rule (Rule -1), Limit and
+// Remaining 0; FailOpen or FailedClosed tells the answer from a limit's.
+func (g *Gate) failWith(res *Result, mode tenant.FailMode, reason string) {
+	d := limiter.Decision{Rule: -1, Reset: res.Now}
+	res.Set, res.Rule, res.Reason = nil, "", reason
 	if mode == tenant.FailOpen {
 		d.Allowed = true
 		res.Status, res.FailOpen, res.Decision = Allowed, true, d

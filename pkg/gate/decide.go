@@ -53,7 +53,7 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 		if errors.As(err, &ce) {
 			return err
 		}
-		g.failWith(res, who.tenant.t.FailMode, res.Checks[0].Set, "counter store: "+err.Error())
+		g.failWith(res, who.tenant.t.FailMode, "counter store: "+err.Error())
 		return nil
 	}
 	for i, c := range res.Checks {

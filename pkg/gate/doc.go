@@ -71,10 +71,16 @@
 // (tenant.FailMode; Config.FailMode before the tenant is known, such as when the key
 // lookup itself fails):
 //
-//   - open: Allowed, with Result.FailOpen set and Remaining reported as 0 (unknown).
-//   - closed: Denied with RetryAfter = Config.FailClosedRetry (default 1s) and Remaining
-//     0, so that a client backs off briefly and retries once the store may be back.
-//     Fail-closed denials are not put in the denial cache.
+//   - open: Allowed, with Result.FailOpen set.
+//   - closed: Denied with Result.FailedClosed set and RetryAfter =
+//     Config.FailClosedRetry (default 1s), so that a client backs off briefly and
+//     retries once the store may be back. Fail-closed denials are not put in the denial
+//     cache.
+//
+// Either way nothing was counted, and the Result does not pretend otherwise: no Set and
+// no Rule, Decision.Rule -1, Limit and Remaining 0. Callers mark such answers (the
+// authorizer's failOpen and failClosed context keys, the X-RateLimit-Fail field), so
+// that a client can tell a failing store from a limit.
 //
 // Backend failures are never returned as errors and never panic: Check returns an error
 // only for input no decision could accept (a cost below 1 or above a rule's capacity).

@@ -26,7 +26,7 @@ func TestFailModes(t *testing.T) {
 			f.counters.setFail(fault.fail)
 
 			closed := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: f.key})
-			if closed.Status != gate.Denied || !closed.FailedClosed || closed.Decision.RetryAfter != sec || closed.Rule != "minute" || closed.Decision.Limit != 5 {
+			if closed.Status != gate.Denied || !closed.FailedClosed || closed.Decision.RetryAfter != sec {
 				t.Errorf("fail closed: %+v", closed)
 			}
 			if closed.RetryAfterSeconds() != 1 {
@@ -35,6 +35,13 @@ func TestFailModes(t *testing.T) {
 			open := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: openKey})
 			if open.Status != gate.Allowed || !open.FailOpen || open.Decision.Remaining != 0 {
 				t.Errorf("fail open: %+v", open)
+			}
+			// Nothing was counted: no rule, limit, remaining or set is reported as if a
+			// limit had decided (before, rule "minute" and its limit 5 were).
+			for _, r := range []gate.Result{closed, open} {
+				if r.Set != nil || r.Rule != "" || r.Decision.Rule != -1 || r.Decision.Limit != 0 || r.Decision.Remaining != 0 {
+					t.Errorf("the fail mode's answer reports a count: %+v", r)
+				}
 			}
 
 			f.counters.setFail(nil)

@@ -7,7 +7,6 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 // Defaults of Config, used where a field is zero.
@@ -23,8 +22,9 @@ const (
 // Config configures a Gate. Tenants and Counters are required; every other zero value
 // means the default written beside the field.
 type Config struct {
-	// Tenants holds tenants and key records.
-	Tenants tenantstore.Store
+	// Tenants holds tenants and key records; the gate only reads them (any
+	// tenantstore.Store).
+	Tenants Tenants
 	// Counters holds the per-key rate-limit state.
 	Counters backends.Store
 	// Now is the clock, in microseconds since the Unix epoch; nil means the system clock.

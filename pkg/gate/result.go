@@ -60,13 +60,16 @@ type Result struct {
 	Identity string
 	// Route is the matched route's name, or "" for the tenant-wide rules only.
 	Route string
-	// Rule is the name of the rule reported in Decision (Decision.Rule of Set).
+	// Rule is the name of the rule reported in Decision (Decision.Rule of Set); "" when
+	// the fail mode answered.
 	Rule string
 	// Decision is the deciding check's limiter.Decision (see the package doc for which
-	// check that is); for a failure it is synthesised by the fail mode.
+	// check that is). For an answer of the fail mode it reports no rule (Rule -1),
+	// Limit and Remaining 0, and the fail-closed retry: nothing was counted.
 	Decision limiter.Decision
-	// Set is the rule set of the check reported in Decision, nil when no tenant was
-	// known; Scope is that check's scope.
+	// Set is the rule set of the check reported in Decision; Scope is that check's
+	// scope. Set is nil when none decided: no tenant was known, or the fail mode
+	// answered.
 	Set   *limiter.Set
 	Scope limiter.Scope
 	// Checks are the counters the request touched (route first, then tenant-wide; one

@@ -99,7 +99,7 @@ func TestBody(t *testing.T) {
 	d := decideN(t, set, set.NewStates(), t0, 501)
 	got := headers.Body(set, d, t0)
 	// The bucket of 500 is empty: one token comes back in 10ms, all of them in 5s.
-	want := `{"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":` + sec(5) + `,"rule":"burst"}`
+	want := `{"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":` + sec(5) + `,"rule":"burst","fail_closed":false}`
 	if string(got) != want {
 		t.Errorf("Body\n got %s\nwant %s", got, want)
 	}
@@ -129,7 +129,7 @@ func TestWriteDeniedResponse(t *testing.T) {
 		t.Errorf("Content-Type %q", got)
 	}
 	body := rec.Body.String()
-	if want := `{"message":"Too Many Requests","retry_after":45,"limit":1,"remaining":0,"reset":` + sec(60) + `,"rule":"m"}`; body != want {
+	if want := `{"message":"Too Many Requests","retry_after":45,"limit":1,"remaining":0,"reset":` + sec(60) + `,"rule":"m","fail_closed":false}`; body != want {
 		t.Errorf("body\n got %s\nwant %s", body, want)
 	}
 	if got := res.Header.Get("Content-Length"); got != strconv.Itoa(len(body)) {
@@ -137,5 +137,33 @@ func TestWriteDeniedResponse(t *testing.T) {
 	}
 	if got := res.Header.Get("Retry-After"); got != "45" {
 		t.Errorf("Retry-After %q", got)
+	}
+}
+
+// A 429 that no rule set decided (nil: the store failed and the fail mode denied) says
+// so, in X-RateLimit-Fail and the body, and pretends no count: no limit, remaining,
+// reset or policy fields, 0 and "" in the body. A limit's 429 carries neither mark.
+func TestDeniedByTheFailMode(t *testing.T) {
+	d := limiter.Decision{Rule: -1, RetryAfter: 1_000_000, Reset: t0 + 1_000_000}
+	h := http.Header{}
+	var back headers.Denial
+	if err := json.Unmarshal(headers.Denied(h, nil, d, t0), &back); err != nil {
+		t.Fatal(err)
+	}
+	if want := (headers.Denial{Message: "Too Many Requests", RetryAfter: 1, Reset: limiter.CeilSeconds(t0) + 1, FailClosed: true}); back != want {
+		t.Errorf("body %+v, want %+v", back, want)
+	}
+	if h.Get("X-RateLimit-Fail") != "closed" || h.Get("Retry-After") != "1" {
+		t.Errorf("fields %v: want X-RateLimit-Fail: closed and Retry-After: 1", h)
+	}
+	for _, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"} {
+		if v := h.Get(name); v != "" {
+			t.Errorf("%s: %q on a 429 that nothing counted", name, v)
+		}
+	}
+	set := mustSet(t, nil, `{"name": "m", "algorithm": "fixed_window", "limit": 1, "period": "1m"}`)
+	limited := http.Header{}
+	if err := json.Unmarshal(headers.Denied(limited, set, decideN(t, set, set.NewStates(), t0, 2), t0), &back); err != nil || back.FailClosed || limited.Get("X-RateLimit-Fail") != "" {
+		t.Errorf("a limit's 429 is marked as the fail mode's: %+v, %v", back, limited)
 	}
 }

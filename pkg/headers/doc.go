@@ -3,7 +3,9 @@
 // for Lambda proxy integrations and `edgelimit dev` both call it.
 //
 // Call Write on every response whose headers you control, allowed or denied, and
-// WriteDenied to answer a denied request. Both take the limiter.Set that decided, the
+// WriteDenied (or Denied, which returns the body for a Lambda event response) to
+// answer a denied request; pkg/answer does both for the middleware and `edgelimit dev`.
+// They take the limiter.Set that decided, the
 // limiter.Decision, and the instant of the decision (microseconds since the Unix epoch),
 // and read no clock.
 //
@@ -97,11 +99,22 @@
 // delayMs. A caller that will not wait that long and refuses the request may call
 // WriteDenied with the allowed decision, which answers 429 without Retry-After.
 //
+// # The fail mode
+//
+// When the limiter's store fails, the tenant's fail mode answers and nothing is
+// counted; the answer says so rather than showing a limit. An allowed response then
+// carries X-RateLimit-Fail: open and no other field of this package (the caller does
+// not call Write: there is no decision to render). A denial is written by Denied with a
+// nil set: Retry-After, X-RateLimit-Fail: closed, and the body with "fail_closed":
+// true, limit and remaining 0 and rule "". X-RateLimit-Fail is edgelimit's own field,
+// named after the X-RateLimit-* family it goes with.
+//
 // # The 429 body
 //
-// WriteDenied writes Content-Type application/json and the Denial body:
+// WriteDenied writes Content-Type application/json, Cache-Control no-store and the
+// Denial body:
 //
-//	{"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":1796040005,"rule":"burst"}
+//	{"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":1796040005,"rule":"burst","fail_closed":false}
 //
 // See Denial for the meaning of each member; each one repeats a header field. The
 // draft's quota-exceeded problem type (application/problem+json, its section 5.1) is a

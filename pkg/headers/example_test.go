@@ -53,7 +53,8 @@ func ExampleWriteDenied() {
 	fmt.Println(rec.Body)
 	// Output:
 	// 429
-	// Content-Length: 107
+	// Cache-Control: no-store
+	// Content-Length: 127
 	// Content-Type: application/json
 	// Ratelimit: "burst";r=0;t=1
 	// Ratelimit-Policy: "burst";q=100;w=1;edgelimit-burst=500, "daily";q=10000;w=86400
@@ -61,7 +62,7 @@ func ExampleWriteDenied() {
 	// X-Ratelimit-Limit: 500
 	// X-Ratelimit-Remaining: 0
 	// X-Ratelimit-Reset: 1796040005
-	// {"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":1796040005,"rule":"burst"}
+	// {"message":"Too Many Requests","retry_after":1,"limit":500,"remaining":0,"reset":1796040005,"rule":"burst","fail_closed":false}
 }
 
 // Late in the day the daily quota is the closer to running out: the RateLimit item

@@ -19,6 +19,18 @@ var fieldKeys = [...]string{
 	http.CanonicalHeaderKey("RateLimit"),
 }
 
+// FailField marks an answer that the fail mode gave, not a limit: the limiter's store
+// failed (or outlasted its latency budget), nothing was counted, and the tenant's fail
+// mode answered. Its value is FailOpen on an allowed response (which then carries no
+// other rate-limit field) and FailClosed on a 429.
+const FailField = "X-Ratelimit-Fail" // canonical form of X-RateLimit-Fail
+
+// The values of FailField.
+const (
+	FailOpen   = "open"
+	FailClosed = "closed"
+)
+
 // burstParam carries a bucket's capacity in RateLimit-Policy when it differs from its
 // limit; the draft asks for service-specific parameters to carry a vendor prefix.
 const burstParam = "edgelimit-burst"

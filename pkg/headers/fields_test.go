@@ -157,7 +157,7 @@ func TestWritePolicy(t *testing.T) {
 		rules []string
 		want  string
 	}{
-		{"DESIGN.md's example rules", nil, t0, []string{
+		{"the example rules of the design", nil, t0, []string{
 			`{"name": "burst", "algorithm": "token_bucket", "limit": 100, "period": "1s", "burst": 500}`,
 			`{"name": "daily", "algorithm": "fixed_window", "limit": 10000, "period": "day"}`},
 			`"burst";q=100;w=1;edgelimit-burst=500, "daily";q=10000;w=86400`},

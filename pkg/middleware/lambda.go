@@ -8,7 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/request"
 )
 
 // The aws-lambda-go handler shapes the middleware wraps.
@@ -26,13 +26,12 @@ type (
 // APIGatewayProxy wraps a REST API (v1) proxy handler; the route is the event's resource.
 func (m *Middleware) APIGatewayProxy(next ProxyHandler) ProxyHandler {
 	return func(ctx context.Context, e events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-		v := m.decide(ctx, gate.Request{Method: e.HTTPMethod, Resource: e.Resource,
-			APIKey: header(e.Headers, e.MultiValueHeaders, m.gate.KeyHeader()), SourceIP: e.RequestContext.Identity.SourceIP})
-		if v.status > 0 {
-			return events.APIGatewayProxyResponse{StatusCode: v.status, Headers: flat(v.header), Body: string(v.body)}, nil
+		a := m.decide(ctx, request.FromRESTProxy(e, m.gate.KeyHeader()))
+		if a.Status > 0 {
+			return events.APIGatewayProxyResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
 		resp, err := next(ctx, e)
-		resp.Headers, resp.MultiValueHeaders = merge(v.header, resp.Headers, resp.MultiValueHeaders)
+		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
 }
@@ -40,13 +39,12 @@ func (m *Middleware) APIGatewayProxy(next ProxyHandler) ProxyHandler {
 // APIGatewayV2 wraps an HTTP API (payload 2.0) handler; the route is the event's route key.
 func (m *Middleware) APIGatewayV2(next V2Handler) V2Handler {
 	return func(ctx context.Context, e events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		v := m.decide(ctx, gate.Request{Method: e.RequestContext.HTTP.Method, Resource: e.RouteKey,
-			APIKey: header(e.Headers, nil, m.gate.KeyHeader()), SourceIP: e.RequestContext.HTTP.SourceIP})
-		if v.status > 0 {
-			return events.APIGatewayV2HTTPResponse{StatusCode: v.status, Headers: flat(v.header), Body: string(v.body)}, nil
+		a := m.decide(ctx, request.FromHTTPProxy(e, m.gate.KeyHeader()))
+		if a.Status > 0 {
+			return events.APIGatewayV2HTTPResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
 		resp, err := next(ctx, e)
-		resp.Headers, resp.MultiValueHeaders = merge(v.header, resp.Headers, resp.MultiValueHeaders)
+		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
 }
@@ -54,13 +52,12 @@ func (m *Middleware) APIGatewayV2(next V2Handler) V2Handler {
 // FunctionURL wraps a Lambda function URL handler; the route is the raw path.
 func (m *Middleware) FunctionURL(next FunctionURLHandler) FunctionURLHandler {
 	return func(ctx context.Context, e events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
-		v := m.decide(ctx, gate.Request{Method: e.RequestContext.HTTP.Method, Resource: e.RawPath,
-			APIKey: header(e.Headers, nil, m.gate.KeyHeader()), SourceIP: e.RequestContext.HTTP.SourceIP})
-		if v.status > 0 {
-			return events.LambdaFunctionURLResponse{StatusCode: v.status, Headers: flat(v.header), Body: string(v.body)}, nil
+		a := m.decide(ctx, request.FromFunctionURL(e, m.gate.KeyHeader()))
+		if a.Status > 0 {
+			return events.LambdaFunctionURLResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
 		resp, err := next(ctx, e)
-		resp.Headers, _ = merge(v.header, resp.Headers, nil)
+		resp.Headers, _ = merge(a.Header, resp.Headers, nil)
 		return resp, err
 	}
 }
@@ -69,48 +66,21 @@ func (m *Middleware) FunctionURL(next FunctionURLHandler) FunctionURLHandler {
 // source IP the last X-Forwarded-For entry (the one the load balancer appended).
 func (m *Middleware) ALB(next ALBHandler) ALBHandler {
 	return func(ctx context.Context, e events.ALBTargetGroupRequest) (events.ALBTargetGroupResponse, error) {
-		v := m.decide(ctx, gate.Request{Method: e.HTTPMethod, Resource: e.Path,
-			APIKey: header(e.Headers, e.MultiValueHeaders, m.gate.KeyHeader()), SourceIP: lastForwarded(e.Headers, e.MultiValueHeaders)})
+		a := m.decide(ctx, request.FromALB(e, m.gate.KeyHeader()))
 		multi := e.MultiValueHeaders != nil
-		if v.status > 0 {
-			resp := events.ALBTargetGroupResponse{StatusCode: v.status, StatusDescription: statusLine(v.status), Body: string(v.body)}
+		if a.Status > 0 {
+			resp := events.ALBTargetGroupResponse{StatusCode: a.Status, StatusDescription: statusLine(a.Status), Body: string(a.Body)}
 			if multi {
-				resp.MultiValueHeaders = map[string][]string(v.header)
+				resp.MultiValueHeaders = map[string][]string(a.Header)
 			} else {
-				resp.Headers = flat(v.header)
+				resp.Headers = flat(a.Header)
 			}
 			return resp, nil
 		}
 		resp, err := next(ctx, e)
-		resp.Headers, resp.MultiValueHeaders = merge(v.header, resp.Headers, resp.MultiValueHeaders)
+		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
-}
-
-// header finds name in an event's headers, whatever its case.
-func header(single map[string]string, multi map[string][]string, name string) string {
-	for k, v := range single {
-		if strings.EqualFold(k, name) {
-			return v
-		}
-	}
-	for k, v := range multi {
-		if strings.EqualFold(k, name) && len(v) > 0 {
-			return v[0]
-		}
-	}
-	return ""
-}
-
-func lastForwarded(single map[string]string, multi map[string][]string) string {
-	list := header(single, nil, "X-Forwarded-For")
-	for k, v := range multi {
-		if strings.EqualFold(k, "X-Forwarded-For") && len(v) > 0 {
-			list = strings.Join(v, ",")
-		}
-	}
-	parts := strings.Split(list, ",")
-	return strings.TrimSpace(parts[len(parts)-1])
 }
 
 // flat turns the middleware's headers into an event response's single-value map.
@@ -130,7 +100,7 @@ func merge(add http.Header, single map[string]string, multi map[string][]string)
 	}
 	if multi != nil && single == nil {
 		for k, v := range add {
-			if header(nil, multi, k) == "" {
+			if request.Header(nil, multi, k) == "" {
 				multi[k] = v
 			}
 		}
@@ -140,7 +110,7 @@ func merge(add http.Header, single map[string]string, multi map[string][]string)
 		single = map[string]string{}
 	}
 	for k, v := range add {
-		if header(single, multi, k) == "" {
+		if request.Header(single, multi, k) == "" {
 			single[k] = strings.Join(v, ", ")
 		}
 	}

@@ -3,11 +3,10 @@ package middleware
 import (
 	"context"
 	"errors"
-	"net/http"
 	"time"
 
+	"github.com/edgelimit/edgelimit/pkg/answer"
 	"github.com/edgelimit/edgelimit/pkg/gate"
-	"github.com/edgelimit/edgelimit/pkg/headers"
 )
 
 // Config configures a Middleware. Gate is required; zero values of the others mean the
@@ -54,54 +53,27 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// verdict is what the middleware answers before the handler: either a response of its
-// own (status > 0) or the headers to add to the handler's.
-type verdict struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-var (
-	unauthorizedBody = []byte(`{"message":"Unauthorized"}`)
-	internalBody     = []byte(`{"message":"Internal Server Error"}`)
-)
-
 // decide checks req with the gate, waits a leaky bucket's delay when it may, and returns
-// the verdict.
-func (m *Middleware) decide(ctx context.Context, req gate.Request) verdict {
+// the answer: a response of its own (Status > 0) or the fields to add to the handler's.
+func (m *Middleware) decide(ctx context.Context, req gate.Request) answer.Answer {
 	res, err := m.gate.Check(ctx, req)
-	v := verdict{header: http.Header{}}
-	switch {
-	case err != nil:
-		return m.answer(v, http.StatusInternalServerError, internalBody)
-	case res.Status == gate.Unauthorized:
-		return m.answer(v, http.StatusUnauthorized, unauthorizedBody)
+	if err != nil {
+		return answer.Internal()
 	}
-	if res.Set != nil {
-		headers.Write(v.header, res.Set, res.Decision, res.Now, res.Policies()...)
-	}
-	if res.Status == gate.Denied {
-		return m.answer(v, http.StatusTooManyRequests, headers.Body(res.Set, res.Decision, res.Now))
+	a := answer.For(res)
+	if a.Status > 0 {
+		return a
 	}
 	if delay := time.Duration(res.Decision.Delay) * time.Microsecond; delay > 0 && !res.Shadow && !res.FailOpen {
 		if delay > m.maxDelay || m.sleep(ctx, delay) != nil {
-			return m.tooLong(v, res, delay)
+			return m.tooLong(res, delay)
 		}
 	}
-	return v
+	return a
 }
 
 // tooLong answers 429 for an admitted request whose leaky-bucket delay is not waited.
-func (m *Middleware) tooLong(v verdict, res gate.Result, delay time.Duration) verdict {
-	d := res.Decision
-	d.Allowed, d.RetryAfter = false, (delay - max(m.maxDelay, 0)).Microseconds()
-	headers.Write(v.header, res.Set, d, res.Now, res.Policies()...)
-	return m.answer(v, http.StatusTooManyRequests, headers.Body(res.Set, d, res.Now))
-}
-
-func (m *Middleware) answer(v verdict, status int, body []byte) verdict {
-	v.status, v.body = status, body
-	v.header.Set("Content-Type", "application/json")
-	return v
+func (m *Middleware) tooLong(res gate.Result, delay time.Duration) answer.Answer {
+	res.Decision.Allowed, res.Decision.RetryAfter = false, (delay - max(m.maxDelay, 0)).Microseconds()
+	return answer.Denied(res)
 }

@@ -3,9 +3,11 @@ package middleware_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/backends"
 	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -40,6 +43,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, tenantJSON string, maxDelay time.Duration) *fixture {
 	t.Helper()
+	return newFixtureOn(t, tenantJSON, maxDelay, bmemory.New(bmemory.Config{}))
+}
+
+// newFixtureOn is newFixture over the counter store given.
+func newFixtureOn(t *testing.T, tenantJSON string, maxDelay time.Duration, counters backends.Store) *fixture {
+	t.Helper()
 	ctx := context.Background()
 	tenants := tmemory.New()
 	tn, err := tenant.Decode([]byte(tenantJSON))
@@ -53,7 +62,7 @@ func newFixture(t *testing.T, tenantJSON string, maxDelay time.Duration) *fixtur
 	if err := tenants.PutKey(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	g, err := gate.New(gate.Config{Tenants: tenants, Counters: bmemory.New(bmemory.Config{}), Now: func() int64 { return t0 }})
+	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: func() int64 { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +123,55 @@ func TestWrappers(t *testing.T) {
 				t.Fatalf("the handler ran %d times, want 2: denied requests must not reach it", n)
 			}
 		})
+	}
+}
+
+// A key sent with whitespace around it is the key, on every wrapper, as it is for the
+// authorizer (pkg/request reads every kind of request alike); before, the middleware
+// answered it 401 while the authorizer allowed it.
+func TestKeyWithWhitespaceIsTheKey(t *testing.T) {
+	for name, send := range map[string]func(f *fixture, key string, calls *atomic.Int64) response{
+		"net/http": sendHTTP, "REST v1": sendV1, "HTTP API v2": sendV2, "function URL": sendFunctionURL, "ALB": sendALB,
+	} {
+		f := newFixture(t, acme, 0)
+		var calls atomic.Int64
+		if r := send(f, " "+f.key+"\t", &calls); r.status != 201 || calls.Load() != 1 {
+			t.Errorf("%s: a padded key got %d (handler ran %d times), want 201", name, r.status, calls.Load())
+		}
+	}
+}
+
+// downStore is a counter store that is down.
+type downStore struct{ backends.Store }
+
+func (downStore) Decide(context.Context, []backends.Counter, int64, int64, []limiter.Decision) error {
+	return errors.New("connection refused")
+}
+
+// A 429 of the fail mode (the store is down, acme fails closed) is marked on every
+// wrapper, X-RateLimit-Fail: closed and "fail_closed": true, with no limit fields; a
+// limit's 429 is not. A tenant that fails open gets X-RateLimit-Fail: open and no count.
+func TestFailClosedIsMarked(t *testing.T) {
+	for name, send := range map[string]func(f *fixture, key string, calls *atomic.Int64) response{
+		"net/http": sendHTTP, "REST v1": sendV1, "HTTP API v2": sendV2, "function URL": sendFunctionURL, "ALB": sendALB,
+	} {
+		var calls atomic.Int64
+		down := newFixtureOn(t, acme, 0, downStore{bmemory.New(bmemory.Config{})})
+		r := send(down, down.key, &calls)
+		if r.status != 429 || r.header("X-RateLimit-Fail") != "closed" || r.header("X-RateLimit-Limit") != "" || !strings.Contains(r.body, `"fail_closed":true`) {
+			t.Errorf("%s, store down: %d, X-RateLimit-Fail %q, X-RateLimit-Limit %q, body %s", name, r.status, r.header("X-RateLimit-Fail"), r.header("X-RateLimit-Limit"), r.body)
+		}
+		up := newFixture(t, acme, 0)
+		for range 3 {
+			r = send(up, up.key, &calls)
+		}
+		if r.status != 429 || r.header("X-RateLimit-Fail") != "" || !strings.Contains(r.body, `"fail_closed":false`) {
+			t.Errorf("%s, over the limit: %d, X-RateLimit-Fail %q, body %s", name, r.status, r.header("X-RateLimit-Fail"), r.body)
+		}
+		open := newFixtureOn(t, strings.Replace(acme, `"id": "acme"`, `"id": "acme", "fail_mode": "open"`, 1), 0, downStore{bmemory.New(bmemory.Config{})})
+		if r = send(open, open.key, &calls); r.status != 201 || r.header("X-RateLimit-Fail") != "open" || r.header("X-RateLimit-Remaining") != "" {
+			t.Errorf("%s, store down, failing open: %d, X-RateLimit-Fail %q, X-RateLimit-Remaining %q", name, r.status, r.header("X-RateLimit-Fail"), r.header("X-RateLimit-Remaining"))
+		}
 	}
 }
 

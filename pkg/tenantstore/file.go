@@ -214,6 +214,19 @@ func (k FileKey) check(tenants map[string]bool, hashes map[string]int, ids map[[
 	return nil
 }
 
+// CheckRules runs check on every rule of every tenant of the file (see
+// tenant.Tenant.CheckRules): how a counter store that cannot honour every valid rule
+// (backends.RuleChecker) refuses a file at load rather than on every decision. The
+// error is a *FileError naming the entry and the field ("rules[0].limit").
+func (f *File) CheckRules(check func(limiter.Rule) error) error {
+	for i, t := range f.Tenants {
+		if err := t.CheckRules(check); err != nil {
+			return &FileError{Entry: "tenants[" + strconv.Itoa(i) + "]", Name: "tenant " + strconv.Quote(t.ID), Err: err}
+		}
+	}
+	return nil
+}
+
 // Load creates the file's tenants (at version 1) and key records in s.
 func (f *File) Load(ctx context.Context, s Store) error {
 	for i, t := range f.Tenants {
@@ -229,13 +242,20 @@ func (f *File) Load(ctx context.Context, s Store) error {
 	return nil
 }
 
-// LoadFile reads the tenants file at path into s.
-func LoadFile(ctx context.Context, path string, s Store) error {
+// LoadFile reads the tenants file at path into s. When check is not nil, every rule
+// of the file must pass it (File.CheckRules) before anything is loaded.
+func LoadFile(ctx context.Context, path string, s Store, check func(limiter.Rule) error) error {
 	f, err := ReadFile(path)
 	if err != nil {
 		return err
 	}
-	if err := f.Load(ctx, s); err != nil {
+	if check != nil {
+		err = f.CheckRules(check)
+	}
+	if err == nil {
+		err = f.Load(ctx, s)
+	}
+	if err != nil {
 		var fe *FileError
 		if errors.As(err, &fe) {
 			fe.File = path

@@ -21,7 +21,7 @@ const (
 )
 
 func TestLoadExample(t *testing.T) {
-	s, err := memory.LoadFile(exampleFile)
+	s, err := memory.LoadFile(exampleFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestFileErrors(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.file), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err := memory.LoadFile(path)
+			_, err := memory.LoadFile(path, nil)
 			var fileErr *tenantstore.FileError
 			if !errors.As(err, &fileErr) || !strings.HasPrefix(err.Error(), path+": ") {
 				t.Fatalf("LoadFile: %v, want a *FileError naming the file", err)
@@ -105,7 +105,7 @@ func TestFileErrors(t *testing.T) {
 }
 
 func TestLoadFileMissing(t *testing.T) {
-	if _, err := memory.LoadFile(filepath.Join(t.TempDir(), "none.json")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := memory.LoadFile(filepath.Join(t.TempDir(), "none.json"), nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadFile of a missing file: %v", err)
 	}
 }

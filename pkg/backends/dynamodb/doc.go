@@ -1,6 +1,6 @@
 // Package dynamodb is the backends.Store over Amazon DynamoDB: one item per limited
-// key holding the state of every rule of its set, and one conditional UpdateItem per
-// decision.
+// key holding the state of every rule of its set, one conditional UpdateItem per
+// decision over one counter, and one TransactWriteItems per decision over several.
 //
 // # How one write decides
 //
@@ -36,10 +36,57 @@
 // In the steady state of one instance the guess is exact, so a decision is one round
 // trip, allowed or denied, 1 write unit and 0 read units for items under 1 KB.
 //
+// # Several counters: one transaction
+//
+// A decision over several counters (a route's rules and the tenant's, each scope its
+// own key and item) is one TransactWriteItems holding, per item, the Update that the
+// single-counter path would send: the condition and update built from that key's
+// guess, with ReturnValuesOnConditionCheckFailure ALL_OLD. DynamoDB applies all of
+// them or none, so the request is consumed from every counter or from none. The Store
+// runs limiter.DecideAll on copies of the guesses first:
+//
+//   - When the guesses allow, it sends the writes. A transaction returns no item
+//     values, so on success the answer is DecideAll's on the guesses, and the consumed
+//     copies become the next guesses. Every condition held, so the admission is exact
+//     and every rule was in its guessed branch (the same window, a bucket full or
+//     not). With one instance per key the guesses are the stored states, and the
+//     answer is the limiter's exactly. Writes by other instances since this one last
+//     saw an item are missing from its answer: Remaining is too high by at most the
+//     cost they admitted on that counter since (for a sliding window, in its current
+//     window), a bucket's Reset and a leaky bucket's Delay are early by at most that
+//     cost's emission intervals, and Rule, Limit and RuleReset name the rule with the
+//     least Remaining as this instance sees it. Allowed is exact, and so is the Reset
+//     of fixed windows, sliding windows and logs (the condition pins the window and
+//     the clock).
+//   - When a guess denies, the write is a probe: the same transaction with every
+//     condition one that cannot hold, so DynamoDB cancels it and returns every item.
+//     The denial is DecideAll's on the true states, exact, in one round trip; when
+//     the true states allow after all, the Store retries with them.
+//   - When some condition fails, DynamoDB cancels the transaction
+//     (TransactionCanceledException) and each ConditionalCheckFailed reason carries
+//     its item as it was: those true states become the guesses. When one of those
+//     counters denies on its true state, the request is denied at once, nothing
+//     written (the other counters' decisions come from their guesses, off as above);
+//     otherwise the Store retries. A TransactionConflict reason (another transaction
+//     holds the item) is retried too; ThrottlingError and ProvisionedThroughputExceeded
+//     are ErrThrottled, and other reasons an error.
+//
+// Attempts are bounded as for one counter (3, then ErrContention), SDK retries are off,
+// and a reply lost after DynamoDB committed may consume once. An UpdateItem on an item
+// that a transaction holds fails with TransactionConflictException; the single-counter
+// path retries it like a failed condition. Concurrent transactions on one item
+// conflict where concurrent ADDs would not, so one tenant-scope item decided by many
+// instances at once is where contention shows first.
+//
 // # Limits and costs
 //
+// DynamoDB performs two underlying writes of every item of a transaction (prepare and
+// commit): a decision over n counters whose items are under 1 KB costs 2n write units
+// (4 for 2 counters, 6 for 3), against 1 for one counter.
+//
 // A sliding_log rule keeps its entries in the item: its limit is capped at MaxLogLimit
-// (1000). An entry costs about 25 bytes, so an item stays under 1 KB (1 write unit per
+// (1000). Store.CheckRule (backends.RuleChecker) says so, for config to be refused
+// when it is written; Decide refuses such a set with ErrUnsupported. An entry costs about 25 bytes, so an item stays under 1 KB (1 write unit per
 // decision) while a log holds fewer than about 30 distinct instants in its period, and
 // a full log of 1000 costs about 25 write units per decision.
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,11 +17,15 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
-var _ backends.Store = (*Store)(nil)
+var (
+	_ backends.Store       = (*Store)(nil)
+	_ backends.RuleChecker = (*Store)(nil)
+)
 
 // API is the part of *dynamodb.Client the Store uses.
 type API interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
@@ -54,8 +59,8 @@ type Store struct {
 // Stats counts a Store's work since it was created, for metrics and tests.
 type Stats struct {
 	Decisions  int64   // Decide calls that returned a decision
-	Writes     int64   // UpdateItem requests sent by Decide
-	Committed  int64   // of which succeeded (the others failed their condition)
+	Writes     int64   // UpdateItem and TransactWriteItems requests sent by Decide
+	Committed  int64   // of which succeeded (the others failed a condition or conflicted)
 	WriteUnits float64 // write capacity units DynamoDB reported for the committed ones
 	ReadUnits  float64 // read capacity units DynamoDB reported consuming
 }
@@ -65,20 +70,23 @@ type counters struct {
 	Stats
 }
 
-func (c *counters) add(writes int64, cc *types.ConsumedCapacity) {
+// add counts one write request, committed or not, and the capacity it reported (one
+// entry per table; a failed write's capacity is not reported).
+func (c *counters) add(committed bool, ccs ...types.ConsumedCapacity) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.Writes += writes
-	if cc == nil {
-		return
+	c.Writes++
+	if committed {
+		c.Committed++
 	}
-	c.Committed++
-	if t := cc.Table; t != nil && (t.WriteCapacityUnits != nil || t.ReadCapacityUnits != nil) {
-		c.WriteUnits += aws.ToFloat64(t.WriteCapacityUnits)
-		c.ReadUnits += aws.ToFloat64(t.ReadCapacityUnits)
-		return
+	for _, cc := range ccs {
+		if t := cc.Table; t != nil && (t.WriteCapacityUnits != nil || t.ReadCapacityUnits != nil) {
+			c.WriteUnits += aws.ToFloat64(t.WriteCapacityUnits)
+			c.ReadUnits += aws.ToFloat64(t.ReadCapacityUnits)
+			continue
+		}
+		c.WriteUnits += aws.ToFloat64(cc.CapacityUnits) // TOTAL: a write's units are write units
 	}
-	c.WriteUnits += aws.ToFloat64(cc.CapacityUnits) // TOTAL: an UpdateItem's units are write units
 }
 
 func (c *counters) decided() {
@@ -113,22 +121,22 @@ func (s *Store) key(key string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: key}}
 }
 
-// Decide decides a request of cost for key against set at now: one conditional
-
 // Decide decides a request of cost against the counters of cs at now; see
-// backends.Store.
+// backends.Store. One counter is one conditional UpdateItem, several are one
+// TransactWriteItems (see the package doc).
 func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
 	if err := backends.CheckCounters(cs, now, cost, outs); err != nil {
 		return err
 	}
 	if len(cs) > 1 {
-		return fmt.Errorf("dynamodb: a decision over %d counters is not supported yet", len(cs))
+		return s.decideMany(ctx, cs, now, cost, outs)
 	}
 	d, err := s.decideOne(ctx, cs[0].Key, cs[0].Set, now, cost)
 	outs[0] = d
 	return err
 }
 
+// decideOne decides a request of cost for key against set at now: one conditional
 // UpdateItem when the Store's guess of the state is right, at most 3.
 func (s *Store) decideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
 	names, err := s.check(key, set, now, cost)
@@ -163,10 +171,13 @@ func (s *Store) attempt(ctx context.Context, key string, set *limiter.Set, names
 	switch {
 	case err == nil:
 		item = out.Attributes
-		s.stats.add(1, out.ConsumedCapacity)
+		s.stats.add(true, capacities(out.ConsumedCapacity)...)
 	case errors.As(err, &failed):
 		item = failed.Item
-		s.stats.add(1, nil) // a failed write's capacity is not reported
+		s.stats.add(false)
+	case errors.As(err, new(*types.TransactionConflictException)):
+		s.stats.add(false) // a transaction of several counters holds the item: retry
+		return nil, guess, nil
 	default:
 		return nil, nil, classify("dynamodb: decide "+key, err)
 	}
@@ -195,8 +206,36 @@ func (s *Store) attempt(ctx context.Context, key string, set *limiter.Set, names
 	return nil, old, nil
 }
 
+// capacities is the capacity one UpdateItem reported, as a list (empty when none).
+func capacities(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
+	if cc == nil {
+		return nil
+	}
+	return []types.ConsumedCapacity{*cc}
+}
+
 // updateInput builds the UpdateItem of one attempt; a probe's condition always fails.
 func (s *Store) updateInput(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (*dynamodb.UpdateItemInput, error) {
+	expr, err := s.expression(key, set, names, guess, now, cost, probe)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(s.table),
+		Key:                                 s.key(key),
+		ConditionExpression:                 expr.Condition(),
+		UpdateExpression:                    expr.Update(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
+		ReturnValues:                        types.ReturnValueAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
+	}, nil
+}
+
+// expression builds the condition and update of one key's write from guess (see the
+// package doc); a probe's condition always fails.
+func (s *Store) expression(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (expression.Expression, error) {
 	var p plan
 	for i := range names {
 		p.planRule(set, i, names[i], &guess[i], now, cost)
@@ -212,19 +251,9 @@ func (s *Store) updateInput(key string, set *limiter.Set, names []string, guess 
 	}
 	expr, err := expression.NewBuilder().WithCondition(p.cond).WithUpdate(p.update).Build()
 	if err != nil {
-		return nil, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
+		return expression.Expression{}, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
 	}
-	return &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(s.table),
-		Key:                                 s.key(key),
-		ConditionExpression:                 expr.Condition(),
-		UpdateExpression:                    expr.Update(),
-		ExpressionAttributeNames:            expr.Names(),
-		ExpressionAttributeValues:           expr.Values(),
-		ReturnValues:                        types.ReturnValueAllOld,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
-	}, nil
+	return expr, nil
 }
 
 // check validates the request and the set, and returns the rules' attribute prefixes.
@@ -233,11 +262,22 @@ func (s *Store) check(key string, set *limiter.Set, now, cost int64) ([]string, 
 		return nil, err
 	}
 	for i := range set.Len() {
-		if r := set.Rule(i); r.Algorithm == limiter.SlidingLog && r.Limit > MaxLogLimit {
-			return nil, fmt.Errorf("%w: rule %q: a sliding_log limit of %d is above this backend's %d", ErrUnsupported, r.Name, r.Limit, MaxLogLimit)
+		if err := s.CheckRule(set.Rule(i)); err != nil {
+			return nil, fmt.Errorf("%w: rule %q: %w", ErrUnsupported, set.Rule(i).Name, err)
 		}
 	}
 	return prefixes(set)
+}
+
+// CheckRule refuses what this backend cannot decide: a sliding_log limit above
+// MaxLogLimit (its entries live in the item). The error is a *limiter.FieldError
+// naming "limit".
+func (s *Store) CheckRule(r limiter.Rule) error {
+	if r.Algorithm == limiter.SlidingLog && r.Limit > MaxLogLimit {
+		return &limiter.FieldError{Field: "limit", Value: strconv.FormatInt(r.Limit, 10),
+			Reason: fmt.Sprintf("a sliding_log limit is at most %d on the DynamoDB backend (its entries live in one item): use sliding_window for larger limits", MaxLogLimit)}
+	}
+	return nil
 }
 
 // Peek reads the item (strongly consistent) and reports what a request of cost 1

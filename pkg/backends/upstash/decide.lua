@@ -1,30 +1,36 @@
--- edgelimit: decide one request against a whole rule set, in one atomic step.
+-- edgelimit: decide one request against every counter it touches (up to 6, each a key
+-- with a whole rule set), in one atomic step: the request is allowed only if every rule
+-- of every counter allows it, and is then consumed from all of them; a denial writes
+-- nothing anywhere. With one counter and mode "0" it is a peek.
 --
--- This script restates pkg/limiter (the specification) for Redis. Every number is an
--- integer below 2^53, where Lua doubles are exact; products that could exceed that
--- (a count times a period in microseconds) go through muldiv, a long division in
--- 10-bit digits. Numbers are written back as "%.0f" strings: Redis would otherwise
--- format them with 14 significant digits.
+-- This script restates pkg/limiter (the specification: Set.Decide, DecideAll) for
+-- Redis. Every number is an integer below 2^53, where Lua doubles are exact; products
+-- that could exceed that (a count times a period in microseconds) go through muldiv, a
+-- long division in 10-bit digits. Numbers are written back as "%.0f" strings: Redis
+-- would otherwise format them with 14 significant digits.
 --
--- KEYS[1]   the key's hash: every rule's state, in fields named "<state id>|<field>"
--- KEYS[2..] one sorted set per sliding_log rule: members "<at>:<cost>", scored by at
+-- KEYS holds every key the script touches (Upstash's allow-key-locking requires it):
+-- KEYS[1..k]  each counter's hash, in order, holding every rule's state in fields named
+--             "<state id>|<field>"
+-- KEYS[k+1..] one sorted set per sliding_log rule: members "<at>:<cost>", scored by at
 -- ARGV[1]   now, microseconds since the Unix epoch (the caller's clock)
 -- ARGV[2]   cost
 -- ARGV[3]   "1" to consume when allowed, "0" to peek
--- ARGV[4]   number of rules, n
--- ARGV[5]   extra TTL in milliseconds, beyond the state's idle instant
--- then 8 arguments per rule: algorithm, state id, limit, period, p1, p2, p3, p4
+-- ARGV[4]   extra TTL in milliseconds, beyond the state's idle instant
+-- ARGV[5]   number of counters, k
+-- then for each counter: its number of rules n, and 8 arguments per rule: algorithm,
+-- state id, limit, period, p1, p2, p3, p4
 --   1 fixed_window    p1 window start, p2 window end (0 0 when anchored at the first
 --                     request), p3 1 if anchored, p4 grace to keep a calendar window
 --   2 sliding_window  -
 --   3 sliding_log     p1 the index of its sorted set in KEYS
 --   4 token_bucket,
 --   5 leaky_bucket    p1 q, p2 r (emission interval q + r/limit), p3 tolUS, p4 tolFrac
--- Returns 5 integers per rule: allowed (1/0), remaining, reset, retry after, delay.
+-- Returns 5 integers per rule, counter after counter, each counter's rules in order:
+-- allowed (1/0), remaining, reset, retry after, delay.
 
 local now, cost = tonumber(ARGV[1]), tonumber(ARGV[2])
-local consume, n, margin = ARGV[3] == '1', tonumber(ARGV[4]), tonumber(ARGV[5])
-local hkey = KEYS[1]
+local consume, margin, k = ARGV[3] == '1', tonumber(ARGV[4]), tonumber(ARGV[5])
 
 local function str(x) return string.format('%.0f', x) end
 
@@ -68,24 +74,32 @@ end
 
 local function max(a, b) if a > b then return a end return b end
 
--- Read every rule's fields in one HMGET.
-local rules, fields = {}, {}
-for i = 1, n do
-  local o = 5 + (i - 1) * 8
-  local r = {alg = tonumber(ARGV[o + 1]), id = ARGV[o + 2], limit = tonumber(ARGV[o + 3]),
-    period = tonumber(ARGV[o + 4]), p1 = tonumber(ARGV[o + 5]), p2 = tonumber(ARGV[o + 6]),
-    p3 = tonumber(ARGV[o + 7]), p4 = tonumber(ARGV[o + 8])}
-  rules[i] = r
-  for _, f in ipairs({'s', 'e', 'c', 'p', 't', 'f', 'l'}) do
-    fields[#fields + 1] = r.id .. '|' .. f
+-- Read the rules of the counter whose hash is hkey from ARGV at offset o, and their
+-- fields in one HMGET; return the counter and the offset after it.
+local function readCounter(hkey, o)
+  local c = {hkey = hkey, rules = {}}
+  local fields = {}
+  for i = 1, tonumber(ARGV[o + 1]) do
+    local a = o + 1 + (i - 1) * 8
+    local r = {alg = tonumber(ARGV[a + 1]), id = ARGV[a + 2], limit = tonumber(ARGV[a + 3]),
+      period = tonumber(ARGV[a + 4]), p1 = tonumber(ARGV[a + 5]), p2 = tonumber(ARGV[a + 6]),
+      p3 = tonumber(ARGV[a + 7]), p4 = tonumber(ARGV[a + 8])}
+    c.rules[i] = r
+    for _, f in ipairs({'s', 'e', 'c', 'p', 't', 'f', 'l'}) do
+      fields[#fields + 1] = r.id .. '|' .. f
+    end
   end
+  local values = redis.call('HMGET', c.hkey, unpack(fields))
+  for i, r in ipairs(c.rules) do
+    local v = (i - 1) * 7
+    r.s, r.e, r.c, r.p = tonumber(values[v + 1]) or 0, tonumber(values[v + 2]) or 0, tonumber(values[v + 3]) or 0, tonumber(values[v + 4]) or 0
+    r.t, r.f, r.l = tonumber(values[v + 5]) or 0, tonumber(values[v + 6]) or 0, tonumber(values[v + 7]) or 0
+  end
+  return c, o + 1 + #c.rules * 8
 end
-local values = redis.call('HMGET', hkey, unpack(fields))
-for i, r in ipairs(rules) do
-  local o = (i - 1) * 7
-  r.s, r.e, r.c, r.p = tonumber(values[o + 1]) or 0, tonumber(values[o + 2]) or 0, tonumber(values[o + 3]) or 0, tonumber(values[o + 4]) or 0
-  r.t, r.f, r.l = tonumber(values[o + 5]) or 0, tonumber(values[o + 6]) or 0, tonumber(values[o + 7]) or 0
-end
+
+local counters, o = {}, 5
+for i = 1, k do counters[i], o = readCounter(KEYS[i], o) end
 
 -- fixed_window
 local function fixed(r)
@@ -212,17 +226,11 @@ local function bucket(r)
   return {1, tokens(lt - nt, lf - nf, r), ceilfrac(nt, nf), 0, delay}
 end
 
-local evaluate = {fixed, sliding, log, bucket, bucket}
-local out, allowed = {}, true
-for i, r in ipairs(rules) do
-  local o = evaluate[r.alg](r)
-  allowed = allowed and o[1] == 1
-  for j = 1, 5 do out[(i - 1) * 5 + j] = o[j] end
-end
-
-if consume and allowed then
-  local idle, hset = now, {}
-  for _, r in ipairs(rules) do
+-- Write counter c's new state, every rule having allowed: its hash, the entries of its
+-- sliding logs, and the TTL of each of its keys.
+local function write(c)
+  local idle, hset, keys = now, {}, {c.hkey}
+  for _, r in ipairs(c.rules) do
     idle = max(idle, r.idle)
     if r.set then
       for f, v in pairs(r.set) do
@@ -233,20 +241,35 @@ if consume and allowed then
     if r.push then
       local pz = r.push
       if pz.expiredCost > 0 then redis.call('ZREMRANGEBYSCORE', pz.zkey, '-inf', str(pz.cutoff)) end
-      local c = cost
+      local add = cost
       if #pz.newest == 2 and tonumber(pz.newest[2]) == pz.at then
         redis.call('ZREM', pz.zkey, pz.newest[1])
-        c = c + tonumber(string.match(pz.newest[1], ':(%d+)$'))
+        add = add + tonumber(string.match(pz.newest[1], ':(%d+)$'))
       end
-      redis.call('ZADD', pz.zkey, str(pz.at), str(pz.at) .. ':' .. str(c))
+      redis.call('ZADD', pz.zkey, str(pz.at), str(pz.at) .. ':' .. str(add))
       hset[#hset + 1] = r.id .. '|c'
       hset[#hset + 1] = str(r.c - pz.expiredCost + cost)
       hset[#hset + 1] = r.id .. '|z' -- so that a reset finds the sorted set
       hset[#hset + 1] = '1'
+      keys[#keys + 1] = pz.zkey
     end
   end
-  redis.call('HSET', hkey, unpack(hset))
+  redis.call('HSET', c.hkey, unpack(hset))
   local ttl = math.ceil((idle - now) / 1000) + margin
-  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
+  for _, key in ipairs(keys) do redis.call('PEXPIRE', key, ttl) end
+end
+
+-- Evaluate every rule of every counter first; consume from all only when all allow.
+local evaluate = {fixed, sliding, log, bucket, bucket}
+local out, allowed = {}, true
+for _, c in ipairs(counters) do
+  for _, r in ipairs(c.rules) do
+    local res = evaluate[r.alg](r)
+    allowed = allowed and res[1] == 1
+    for j = 1, 5 do out[#out + 1] = res[j] end
+  end
+end
+if consume and allowed then
+  for _, c in ipairs(counters) do write(c) end
 end
 return out

@@ -1,5 +1,17 @@
-// Package upstash is a small client for the Upstash Redis REST API, the transport
-// of the Upstash backend.
+// Package upstash is the Upstash backend (Store) and the small client for the Upstash
+// Redis REST API it speaks through (Client).
+//
+// A Store decides a request with one script call, decide.lua (embedded), over every
+// counter of the request: one EVALSHA, so one HTTP request when the server's script
+// cache is warm. KEYS declares every key the script touches (Upstash's key locking
+// requires it): each counter's hash, then the sorted set of each sliding_log rule.
+// The script evaluates every rule of every counter before it writes anything, and
+// writes to all of them only when all allow. It answers 5 integers per rule, counter
+// after counter, which the Store checks (their number and each outcome: a wrong reply
+// is ErrMalformedReply) and folds per counter with limiter.Set.Combine. Peek is the
+// same script over one counter in peek mode.
+//
+// The client:
 //
 // We wrote our own rather than use a library: no Upstash Go module is served by
 // our module proxy, the backend needs only a handful of operations (a command, a

@@ -17,7 +17,7 @@ var _ backends.Store = (*Store)(nil)
 //go:embed decide.lua
 var decideSource string
 
-// decideScript decides one request against a whole rule set: see decide.lua.
+// decideScript decides one request against every counter it touches: see decide.lua.
 var decideScript = NewScript(decideSource)
 
 // Script codes of the algorithms, as decide.lua reads them.
@@ -34,7 +34,7 @@ type StoreConfig struct {
 }
 
 // Store is the backends.Store over Upstash Redis: one EVALSHA of decide.lua per
-// decision. Create it with NewStore.
+// decision, over every counter of the request. Create it with NewStore.
 type Store struct {
 	client   *Client
 	script   *Script
@@ -59,40 +59,38 @@ func logKey(key, stateID string) string {
 	return "el:l:" + strconv.Itoa(len(key)) + ":" + key + ":" + stateID
 }
 
-// Decide decides a request of cost against the counters of cs at now; see
-// backends.Store.
+// Decide decides a request of cost against the counters of cs at now, all of them in
+// one script call (one round trip when the server's script cache is warm); see
+// backends.Store. On an error outs are zero.
 func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
 	if err := backends.CheckCounters(cs, now, cost, outs); err != nil {
 		return err
 	}
-	if len(cs) > 1 {
-		return fmt.Errorf("upstash: a decision over %d counters is not supported yet", len(cs))
+	ints, err := s.eval(ctx, cs, now, cost, true)
+	if err == nil {
+		err = combineCounters(ints, cs, outs)
 	}
-	d, err := s.decideOne(ctx, cs[0].Key, cs[0].Set, now, cost)
-	outs[0] = d
-	return err
+	if err != nil {
+		clear(outs)
+		return fmt.Errorf("upstash: decide %s: %w", counterKeys(cs), err)
+	}
+	return nil
 }
 
-// Decide decides a request of cost for key against set at now in one script call.
-func (s *Store) decideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
-	if err := backends.CheckRequest(key, set, now, cost); err != nil {
-		return limiter.Decision{}, err
-	}
-	var outs [limiter.MaxRules]limiter.Outcome
-	if err := s.eval(ctx, key, set, now, cost, true, outs[:set.Len()]); err != nil {
-		return limiter.Decision{}, err
-	}
-	return set.Combine(outs[:set.Len()]), nil
-}
-
-// Peek reports what a request of cost 1 would get at now, without consuming.
+// Peek reports what a request of cost 1 would get at now, without consuming: the
+// script with one counter, in peek mode.
 func (s *Store) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
 	if err := backends.CheckRequest(key, set, now, 1); err != nil {
 		return limiter.Decision{}, err
 	}
+	cs := [1]backends.Counter{{Key: key, Set: set}}
+	ints, err := s.eval(ctx, cs[:], now, 1, false)
 	var buf [limiter.MaxRules]limiter.Outcome
-	if err := s.eval(ctx, key, set, now, 1, false, buf[:set.Len()]); err != nil {
-		return limiter.Decision{}, err
+	if err == nil {
+		err = readOutcomes(ints, buf[:set.Len()])
+	}
+	if err != nil {
+		return limiter.Decision{}, fmt.Errorf("upstash: peek %q: %w", key, err)
 	}
 	if len(outs) >= set.Len() {
 		copy(outs, buf[:set.Len()])
@@ -130,32 +128,67 @@ func (s *Store) Reset(ctx context.Context, key string) error {
 	return nil
 }
 
-// eval runs decide.lua and reads one Outcome per rule into outs.
-func (s *Store) eval(ctx context.Context, key string, set *limiter.Set, now, cost int64, consume bool, outs []limiter.Outcome) error {
-	keys, args := s.scriptArgs(key, set, now, cost, consume)
+// eval runs decide.lua over cs and returns its reply: 5 integers per rule, counter
+// after counter, checked for their number.
+func (s *Store) eval(ctx context.Context, cs []backends.Counter, now, cost int64, consume bool) ([]int64, error) {
+	keys, args := s.scriptArgs(cs, now, cost, consume)
 	reply, err := s.client.Eval(ctx, s.script, keys, args...)
 	if err != nil {
-		return fmt.Errorf("upstash: decide %q: %w", key, err)
+		return nil, err
 	}
 	ints, err := reply.Int64s()
 	if err != nil {
-		return fmt.Errorf("upstash: decide %q: %w", key, err)
+		return nil, err
 	}
-	if err := readOutcomes(ints, outs); err != nil {
-		return fmt.Errorf("upstash: decide %q: %w", key, err)
+	rules := 0
+	for _, c := range cs {
+		rules += c.Set.Len()
 	}
-	return nil
+	if len(ints) != 5*rules {
+		return nil, fmt.Errorf("%w: %d integers for %d rules of %d counters", ErrMalformedReply, len(ints), rules, len(cs))
+	}
+	return ints, nil
 }
 
-// scriptArgs lays out KEYS and ARGV as decide.lua reads them.
-func (s *Store) scriptArgs(key string, set *limiter.Set, now, cost int64, consume bool) ([]string, []any) {
-	keys := []string{hashKey(key)}
-	mode := "0"
-	if consume {
-		mode = "1"
+// scriptArgs lays out KEYS and ARGV as decide.lua reads them: KEYS holds the counters'
+// hashes, then the sorted set of each sliding_log rule; ARGV a header, then each
+// counter's rules.
+func (s *Store) scriptArgs(cs []backends.Counter, now, cost int64, consume bool) ([]string, []any) {
+	nkeys, nargs := len(cs), 5
+	for _, c := range cs {
+		nkeys += logRules(c.Set)
+		nargs += 1 + 8*c.Set.Len()
 	}
-	args := make([]any, 0, 5+8*set.Len())
-	args = append(args, now, cost, mode, set.Len(), s.marginMS)
+	mode := 0
+	if consume {
+		mode = 1
+	}
+	keys := make([]string, len(cs), nkeys)
+	args := make([]any, 0, nargs)
+	args = append(args, now, cost, mode, s.marginMS, len(cs))
+	for i, c := range cs {
+		keys[i] = hashKey(c.Key)
+		args = append(args, c.Set.Len())
+		keys, args = ruleArgs(c, now, keys, args)
+	}
+	return keys, args
+}
+
+// logRules counts set's sliding_log rules, each of which has a sorted set.
+func logRules(set *limiter.Set) int {
+	n := 0
+	for i := range set.Len() {
+		if set.Rule(i).Algorithm == limiter.SlidingLog {
+			n++
+		}
+	}
+	return n
+}
+
+// ruleArgs appends the 8 arguments of each rule of c to args, and the sorted set of
+// each sliding_log rule to keys.
+func ruleArgs(c backends.Counter, now int64, keys []string, args []any) ([]string, []any) {
+	set := c.Set
 	for i := range set.Len() {
 		r := set.Rule(i)
 		id := r.StateID()
@@ -170,7 +203,7 @@ func (s *Store) scriptArgs(key string, set *limiter.Set, now, cost int64, consum
 				p4 = limiter.CalendarGrace
 			}
 		case limiter.SlidingLog:
-			keys = append(keys, logKey(key, id))
+			keys = append(keys, logKey(c.Key, id))
 			p1 = int64(len(keys))
 		case limiter.TokenBucket, limiter.LeakyBucket:
 			p1, p2, p3, p4 = set.Emission(i)
@@ -180,7 +213,23 @@ func (s *Store) scriptArgs(key string, set *limiter.Set, now, cost int64, consum
 	return keys, args
 }
 
-// readOutcomes checks the script's reply (5 integers per rule) and converts it.
+// combineCounters reads the script's reply, whose length eval checked, into one
+// Outcome per rule and folds each counter's with its Set.Combine into outs.
+func combineCounters(ints []int64, cs []backends.Counter, outs []limiter.Decision) error {
+	var buf [limiter.MaxRules]limiter.Outcome
+	for i, c := range cs {
+		n := c.Set.Len()
+		if err := readOutcomes(ints[:5*n], buf[:n]); err != nil {
+			return fmt.Errorf("counter %d: %w", i, err)
+		}
+		outs[i] = c.Set.Combine(buf[:n])
+		ints = ints[5*n:]
+	}
+	return nil
+}
+
+// readOutcomes checks one counter's part of the reply (5 integers per rule) and
+// converts it.
 func readOutcomes(ints []int64, outs []limiter.Outcome) error {
 	if len(ints) != 5*len(outs) {
 		return fmt.Errorf("%w: %d integers for %d rules", ErrMalformedReply, len(ints), len(outs))
@@ -193,4 +242,13 @@ func readOutcomes(ints []int64, outs []limiter.Outcome) error {
 		outs[i] = limiter.Outcome{Allowed: v[0] == 1, Remaining: v[1], Reset: v[2], RetryAfter: v[3], Delay: v[4]}
 	}
 	return nil
+}
+
+// counterKeys quotes the keys of cs for an error message.
+func counterKeys(cs []backends.Counter) string {
+	q := make([]string, len(cs))
+	for i, c := range cs {
+		q[i] = strconv.Quote(c.Key)
+	}
+	return strings.Join(q, ", ")
 }

@@ -3,6 +3,7 @@ package upstash
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,23 +14,41 @@ import (
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
 // TestStoreRoundTrips counts HTTP requests: one per decision in the steady state,
-// allowed or denied, and two only when the server's script cache is cold.
+// allowed or denied, over one counter or over a request's three (route, tenant and
+// key scopes), and two only when the server's script cache is cold.
 func TestStoreRoundTrips(t *testing.T) {
-	ct := &testenv.CountingTransport{}
-	store := newTestStore(t, ct)
+	for _, tc := range []struct {
+		name  string
+		rules [][]string
+	}{
+		{"one counter", [][]string{{`{"algorithm": "fixed_window", "limit": 3, "period": "1m"}`,
+			`{"algorithm": "sliding_log", "limit": 5, "period": "1m"}`}}},
+		{"route, tenant and key counters", [][]string{
+			{`{"name": "route", "algorithm": "sliding_window", "limit": 8, "period": "1m"}`},
+			{`{"name": "tenant", "algorithm": "fixed_window", "limit": 3, "period": "1m"}`},
+			{`{"name": "key", "algorithm": "sliding_log", "limit": 5, "period": "1m"}`}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ct := &testenv.CountingTransport{}
+			store := newTestStore(t, ct)
+			// A script the server has never seen (a unique comment), rather than SCRIPT
+			// FLUSH, which would disturb other packages' tests against the same server.
+			store.script = NewScript(decideSource + "\n-- " + storetest.Key(t, "cold"))
+			countRoundTrips(t, store, ct, newCounters(t, tc.rules...))
+		})
+	}
+}
+
+func countRoundTrips(t *testing.T, store *Store, ct *testenv.CountingTransport, cs []backends.Counter) {
 	ctx := context.Background()
-	set := storetest.Set(t, nil, `{"algorithm": "fixed_window", "limit": 3, "period": "1m"}`,
-		`{"algorithm": "sliding_log", "limit": 5, "period": "1m"}`)
-	// A script the server has never seen (a unique comment), rather than SCRIPT FLUSH,
-	// which would disturb other packages' tests running against the same server.
-	store.script = NewScript(decideSource + "\n-- " + storetest.Key(t, "cold"))
-	ct.Reset()
-	key := storetest.Key(t, "k")
+	outs := make([]limiter.Decision, len(cs))
 	trace := storetest.Trace(1, 20, 1, storetest.Burst)
-	if _, err := backends.DecideOne(ctx, store, key, set, trace[0].At, 1); err != nil {
+	ct.Reset()
+	if err := store.Decide(ctx, cs, trace[0].At, 1, outs); err != nil {
 		t.Fatal(err)
 	}
 	if n := ct.Reset(); n != 2 {
@@ -37,15 +56,15 @@ func TestStoreRoundTrips(t *testing.T) {
 	}
 	denied := 0
 	for _, r := range trace[1:] {
-		d, err := backends.DecideOne(ctx, store, key, set, r.At, 1)
-		if err != nil {
+		if err := store.Decide(ctx, cs, r.At, 1, outs); err != nil {
 			t.Fatal(err)
 		}
+		d, _ := limiter.Join(outs)
 		if !d.Allowed {
 			denied++
 		}
 		if n := ct.Reset(); n != 1 {
-			t.Fatalf("decision (allowed=%v): %d round trips, want 1", d.Allowed, n)
+			t.Fatalf("decision over %d counters (allowed=%v): %d round trips, want 1", len(cs), d.Allowed, n)
 		}
 	}
 	if denied == 0 {
@@ -84,17 +103,10 @@ func TestStoreBadReplies(t *testing.T) {
 					}
 				}
 			}
-			srv := httptest.NewServer(handler)
-			defer srv.Close()
-			defer close(release)
-			ct := &testenv.CountingTransport{}
-			c, err := NewClient(Config{URL: srv.URL, Token: "t", HTTPClient: &http.Client{Transport: ct}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store, ct := fakeStore(t, handler)
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
-			_, err = backends.DecideOne(ctx, NewStore(c, StoreConfig{}), "k", set, 1_800_000_000_000_000, 1)
+			_, err := backends.DecideOne(ctx, store, "k", set, 1_800_000_000_000_000, 1)
 			if err == nil || !tt.check(err) {
 				t.Fatalf("error %v (%T) is not of the expected type", err, errors.Unwrap(err))
 			}
@@ -103,6 +115,62 @@ func TestStoreBadReplies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStoreBadRepliesCounters: a reply with the wrong number of integers for the
+// counters of a decision (2, 1 and 2 rules: 25 integers due), or with an impossible
+// outcome in any counter's part, is ErrMalformedReply with every decision zero.
+func TestStoreBadRepliesCounters(t *testing.T) {
+	const bucket = `{"algorithm": "token_bucket", "limit": 10, "period": "1s"}`
+	const window = `{"algorithm": "fixed_window", "limit": 10, "period": "1s"}`
+	cs := []backends.Counter{{Key: "a", Set: storetest.Set(t, nil, bucket, window)},
+		{Key: "b", Set: storetest.Set(t, nil, window)}, {Key: "c", Set: storetest.Set(t, nil, window, bucket)}}
+	good := strings.Repeat("1,4,5,0,0,", 5)
+	for _, tc := range []struct {
+		name   string
+		result string
+		ok     bool
+	}{
+		{"25 integers (the control)", good, true},
+		{"no integers", "", false},
+		{"the first counter's 10", good[:2*10], false},
+		{"one rule short", good[:2*20], false},
+		{"one integer short", good[:2*24], false},
+		{"one integer too many", good + "0,", false},
+		{"one rule too many", good + "1,4,5,0,0,", false},
+		{"an impossible outcome in the last counter", good[:2*20] + "0,4,5,0,0,", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"result":[` + strings.TrimSuffix(tc.result, ",") + `]}`
+			store, ct := fakeStore(t, reply(200, body))
+			outs := make([]limiter.Decision, len(cs))
+			err := store.Decide(context.Background(), cs, 1_800_000_000_000_000, 1, outs)
+			switch {
+			case tc.ok && err != nil:
+				t.Fatalf("a well-formed reply: %v", err)
+			case !tc.ok && !isMalformed(err):
+				t.Fatalf("error %v, want ErrMalformedReply", err)
+			case !tc.ok && fmt.Sprint(outs) != fmt.Sprint(make([]limiter.Decision, len(cs))):
+				t.Fatalf("decisions %+v after a malformed reply, want zero", outs)
+			}
+			if n := ct.Count(); n != 1 {
+				t.Fatalf("%d requests, want 1", n)
+			}
+		})
+	}
+}
+
+// fakeStore returns a Store whose server is handler, and the transport counting its
+// requests.
+func fakeStore(t *testing.T, handler http.HandlerFunc) (*Store, *testenv.CountingTransport) {
+	srv := httptest.NewServer(handler)
+	t.Cleanup(srv.Close)
+	ct := &testenv.CountingTransport{}
+	c, err := NewClient(Config{URL: srv.URL, Token: "t", HTTPClient: &http.Client{Transport: ct}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewStore(c, StoreConfig{}), ct
 }
 
 func reply(status int, body string) http.HandlerFunc {

@@ -1,0 +1,19 @@
+package gate
+
+import (
+	"context"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+)
+
+// Tenants is what the gate reads of a tenant store: a key record by its hash and a
+// tenant by its id, each failing with an error matching tenantstore.ErrNotFound when
+// there is none. Every tenantstore.Store is one; the gate writes nothing.
+type Tenants interface {
+	LookupKey(ctx context.Context, hash string) (apikey.Record, error)
+	Get(ctx context.Context, id string) (tenant.Tenant, error)
+}
+
+var _ Tenants = tenantstore.Store(nil)
