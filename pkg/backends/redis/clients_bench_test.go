@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/rueidis"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
 var clientRule = `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`
@@ -20,8 +23,9 @@ func BenchmarkClients(b *testing.B) {
 	set := storetest.Set(b, nil, clientRule)
 	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
 	for _, script := range []string{"decide", "bucket"} {
-		src := upstash.DecideScript().Source()
-		argsOf := upstash.DecideArgs
+		src, argsOf := upstash.DecideScript().Source(), func(key string, set *limiter.Set, now, cost int64, consume bool, margin time.Duration) ([]string, []any) {
+			return upstash.DecideArgs([]backends.Counter{{Key: key, Set: set}}, now, cost, consume, margin)
+		}
 		if script == "bucket" {
 			src, argsOf = upstash.BucketScript().Source(), upstash.BucketArgs
 		}

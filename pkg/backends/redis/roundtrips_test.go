@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -12,16 +13,21 @@ import (
 )
 
 // TestRoundTrips reads the commands the client writes: one EVALSHA per decision in the
-// steady state, allowed or denied, on both scripts and both topologies, and EVALSHA
-// then EVAL only when the server's script cache is cold.
+// steady state, allowed or denied, on both scripts, for one counter and for three, on
+// both topologies; EVALSHA then EVAL only when the server's script cache is cold.
 func TestRoundTrips(t *testing.T) {
-	sets := map[string]string{
-		"bucket.lua": `{"algorithm": "token_bucket", "limit": 5, "period": "1m"}`,
-		"decide.lua": `{"algorithm": "fixed_window", "limit": 3, "period": "1m"}`,
+	cases := []struct {
+		name  string
+		rules []string // one rule set per counter
+	}{
+		{"bucket.lua", []string{`{"algorithm": "token_bucket", "limit": 5, "period": "1m"}`}},
+		{"decide.lua", []string{`{"algorithm": "fixed_window", "limit": 3, "period": "1m"}`}},
+		{"decide.lua, 3 counters", []string{`{"algorithm": "fixed_window", "limit": 9, "period": "1m"}`,
+			`{"algorithm": "sliding_log", "limit": 4, "period": "1m"}`, `{"algorithm": "token_bucket", "limit": 5, "period": "1m"}`}},
 	}
 	forEachTopology(t, func(t *testing.T, topo topology) {
-		for script, rule := range sets {
-			t.Run(script, func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
 				rec := &recorder{}
 				cfg := topo.config(t)
 				cfg.Dial = rec.dial
@@ -31,19 +37,22 @@ func TestRoundTrips(t *testing.T) {
 				cold := "\n-- " + storetest.Key(t, "cold")
 				store.decide = upstash.NewScript(upstash.DecideScript().Source() + cold)
 				store.bucket = upstash.NewScript(upstash.BucketScript().Source() + cold)
-				set := storetest.Set(t, nil, rule)
-				checkRoundTrips(t, store, rec, set)
+				cs := make([]backends.Counter, len(tc.rules))
+				for i, rule := range tc.rules {
+					cs[i] = backends.Counter{Key: storetest.Key(t, fmt.Sprint(i)), Set: storetest.Set(t, nil, rule)}
+				}
+				checkRoundTrips(t, store, rec, cs)
 			})
 		}
 	})
 }
 
-func checkRoundTrips(t *testing.T, store *Store, rec *recorder, set *limiter.Set) {
+func checkRoundTrips(t *testing.T, store *Store, rec *recorder, cs []backends.Counter) {
 	ctx := context.Background()
-	key := storetest.Key(t, "k")
+	outs := make([]limiter.Decision, len(cs))
 	trace := storetest.Trace(1, 20, 1, storetest.Burst)
 	rec.take(t)
-	if _, err := backends.DecideOne(ctx, store, key, set, trace[0].At, 1); err != nil {
+	if err := store.Decide(ctx, cs, trace[0].At, 1, outs); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.take(t); !slices.Equal(got, []string{"EVALSHA", "EVAL"}) {
@@ -51,10 +60,10 @@ func checkRoundTrips(t *testing.T, store *Store, rec *recorder, set *limiter.Set
 	}
 	allowed := map[bool]int{}
 	for _, r := range trace[1:] {
-		d, err := backends.DecideOne(ctx, store, key, set, r.At, 1)
-		if err != nil {
+		if err := store.Decide(ctx, cs, r.At, 1, outs); err != nil {
 			t.Fatal(err)
 		}
+		d, _ := limiter.Join(outs)
 		allowed[d.Allowed]++
 		if got := rec.take(t); !slices.Equal(got, []string{"EVALSHA"}) {
 			t.Fatalf("decision (allowed=%v) sent %v, want [EVALSHA]", d.Allowed, got)

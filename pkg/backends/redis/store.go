@@ -39,40 +39,83 @@ func NewStore(c *Client, cfg StoreConfig) *Store {
 	return &Store{c: c, margin: cfg.TTLMargin, decide: upstash.DecideScript(), bucket: upstash.BucketScript()}
 }
 
-// Decide decides a request of cost against the counters of cs at now in one script
-// call; see backends.Store.
+// Decide decides a request of cost against the counters of cs at now, all of them in
+// one script call (one round trip when the server's script cache is warm); see
+// backends.Store. On an error outs are zero.
 func (s *Store) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
 	if err := backends.CheckCounters(cs, now, cost, outs); err != nil {
 		return err
 	}
-	if len(cs) > 1 {
-		return fmt.Errorf("redis: a decision over %d counters is not supported yet", len(cs))
-	}
 	var err error
-	outs[0], err = s.decideOne(ctx, cs[0].Key, cs[0].Set, now, cost, true, nil)
+	if len(cs) == 1 && !s.noFastPath && upstash.FastPath(cs[0].Set) {
+		outs[0], err = s.bucketOne(ctx, cs[0].Key, cs[0].Set, now, cost, true, nil)
+	} else {
+		err = s.decideAll(ctx, cs, now, cost, outs)
+	}
+	if err != nil {
+		clear(outs)
+	}
 	return err
 }
 
-// Peek reports what a request of cost 1 would get at now, without consuming.
+// Peek reports what a request of cost 1 would get at now, without consuming: the
+// script with one counter, in peek mode.
 func (s *Store) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
 	if err := backends.CheckRequest(key, set, now, 1); err != nil {
 		return limiter.Decision{}, err
 	}
-	return s.decideOne(ctx, key, set, now, 1, false, outs)
-}
-
-// decideOne decides (or peeks at) one counter and combines its rules' outcomes, which
-// it copies into outs when outs has room for them.
-func (s *Store) decideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64, consume bool, outs []limiter.Outcome) (limiter.Decision, error) {
+	if !s.noFastPath && upstash.FastPath(set) {
+		return s.bucketOne(ctx, key, set, now, 1, false, outs)
+	}
+	keys, args := upstash.DecideArgs([]backends.Counter{{Key: slotKey(key), Set: set}}, now, 1, false, s.margin)
 	var buf [limiter.MaxRules]limiter.Outcome
 	rules := buf[:set.Len()]
-	if err := s.eval(ctx, key, set, now, cost, consume, rules); err != nil {
-		return limiter.Decision{}, err
+	if err := s.run(ctx, s.decide, keys, args, func(ints []int64) error { return upstash.ReadOutcomes(ints, rules) }); err != nil {
+		return limiter.Decision{}, fmt.Errorf("redis: peek %q: %w", key, err)
 	}
 	if len(outs) >= len(rules) {
 		copy(outs, rules)
 	}
 	return set.Combine(rules), nil
+}
+
+// decideAll decides the request over every counter with decide.lua, each counter's
+// key under its hash tag.
+func (s *Store) decideAll(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
+	var buf [backends.MaxCounters]backends.Counter
+	tagged := buf[:len(cs)]
+	for i, c := range cs {
+		tagged[i] = backends.Counter{Key: slotKey(c.Key), Set: c.Set}
+	}
+	keys, args := upstash.DecideArgs(tagged, now, cost, true, s.margin)
+	err := s.run(ctx, s.decide, keys, args, func(ints []int64) error { return upstash.ReadDecisions(ints, cs, outs) })
+	if err != nil {
+		return fmt.Errorf("redis: decide %q and %d more counters: %w", cs[0].Key, len(cs)-1, err)
+	}
+	return nil
+}
+
+// bucketOne decides (or peeks at) one counter with bucket.lua, and copies its one
+// outcome into outs when outs has room.
+func (s *Store) bucketOne(ctx context.Context, key string, set *limiter.Set, now, cost int64, consume bool, outs []limiter.Outcome) (limiter.Decision, error) {
+	keys, args := upstash.BucketArgs(slotKey(key), set, now, cost, consume, s.margin)
+	var out [1]limiter.Outcome
+	if err := s.run(ctx, s.bucket, keys, args, func(ints []int64) error { return upstash.ReadOutcomes(ints, out[:]) }); err != nil {
+		return limiter.Decision{}, fmt.Errorf("redis: decide %q: %w", key, err)
+	}
+	if len(outs) >= 1 {
+		outs[0] = out[0]
+	}
+	return set.Combine(out[:]), nil
+}
+
+// run evaluates script and hands its integers to read.
+func (s *Store) run(ctx context.Context, script *upstash.Script, keys []string, args []any, read func([]int64) error) error {
+	ints, err := s.c.Eval(ctx, script, keys, stringArgs(args)).AsIntSlice()
+	if err != nil {
+		return err
+	}
+	return read(ints)
 }
 
 // Reset deletes key's hash and the sorted sets of its sliding logs, which the hash
@@ -92,24 +135,6 @@ func (s *Store) Reset(ctx context.Context, key string) error {
 		return b.Del().Key(upstash.ResetKeys(sk, fields)...).Build()
 	}).Error(); err != nil {
 		return fmt.Errorf("redis: reset %q: %w", key, err)
-	}
-	return nil
-}
-
-// eval decides (or peeks at) one counter with bucket.lua when it takes the set,
-// else with decide.lua, and reads one Outcome per rule into outs.
-func (s *Store) eval(ctx context.Context, key string, set *limiter.Set, now, cost int64, consume bool, outs []limiter.Outcome) error {
-	script, layout := s.decide, upstash.DecideArgs
-	if !s.noFastPath && upstash.FastPath(set) {
-		script, layout = s.bucket, upstash.BucketArgs
-	}
-	keys, args := layout(slotKey(key), set, now, cost, consume, s.margin)
-	ints, err := s.c.Eval(ctx, script, keys, stringArgs(args)).AsIntSlice()
-	if err != nil {
-		return fmt.Errorf("redis: decide %q: %w", key, err)
-	}
-	if err := upstash.ReadOutcomes(ints, outs); err != nil {
-		return fmt.Errorf("redis: decide %q: %w", key, err)
 	}
 	return nil
 }

@@ -2,9 +2,11 @@ package upstash
 
 import (
 	_ "embed"
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
@@ -31,17 +33,31 @@ func HashKey(key string) string { return hashKey(key) }
 // LogKey returns the name of the sorted set of a sliding_log rule's entries for key.
 func LogKey(key, stateID string) string { return logKey(key, stateID) }
 
-// DecideArgs returns the KEYS and ARGV of decide.lua deciding a request of cost for
-// key against set at now (peeking when consume is false), with ttlMargin past the
-// instant the state goes idle (0 means 1 minute). The keys are named by HashKey and
-// LogKey.
-func DecideArgs(key string, set *limiter.Set, now, cost int64, consume bool, ttlMargin time.Duration) ([]string, []any) {
-	return NewStore(nil, StoreConfig{TTLMargin: ttlMargin}).scriptArgs(key, set, now, cost, consume)
+// DecideArgs returns the KEYS and ARGV of decide.lua deciding a request of cost over
+// the counters of cs at now (peeking, with one counter, when consume is false), with
+// ttlMargin past the instant the state goes idle (0 means 1 minute). The keys are named
+// by HashKey and LogKey after each counter's Key.
+func DecideArgs(cs []backends.Counter, now, cost int64, consume bool, ttlMargin time.Duration) ([]string, []any) {
+	return NewStore(nil, StoreConfig{TTLMargin: ttlMargin}).scriptArgs(cs, now, cost, consume)
 }
 
-// ReadOutcomes checks a reply of decide.lua or bucket.lua (5 integers per rule) and
-// converts it into outs, one Outcome per rule. A reply of the wrong shape or with
-// impossible values is an ErrMalformedReply.
+// ReadDecisions checks a reply of decide.lua over cs (5 integers per rule, counter
+// after counter) and folds each counter's outcomes into outs[i] with its
+// Set.Combine. A reply of the wrong shape or with impossible values is an
+// ErrMalformedReply.
+func ReadDecisions(ints []int64, cs []backends.Counter, outs []limiter.Decision) error {
+	rules := 0
+	for _, c := range cs {
+		rules += c.Set.Len()
+	}
+	if len(ints) != 5*rules {
+		return fmt.Errorf("%w: %d integers for %d rules of %d counters", ErrMalformedReply, len(ints), rules, len(cs))
+	}
+	return combineCounters(ints, cs, outs)
+}
+
+// ReadOutcomes checks the reply of decide.lua or bucket.lua for one counter (5
+// integers per rule) and converts it into outs, one Outcome per rule.
 func ReadOutcomes(ints []int64, outs []limiter.Outcome) error { return readOutcomes(ints, outs) }
 
 // ResetKeys returns the keys to delete to forget key's state, given the field names
