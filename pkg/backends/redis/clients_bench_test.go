@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/rueidis"
@@ -13,44 +12,40 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
-	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
-var clientRule = `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`
-
+// BenchmarkClients is how the client was chosen: decide.lua, with the same KEYS and
+// ARGV, through go-redis v9 and through rueidis to the same redis-server, each as it is
+// used (go-redis takes the arguments as they are, rueidis as strings), at 1 and 16
+// callers: decisions/s, latency and allocs/op.
 func BenchmarkClients(b *testing.B) {
 	addr := testenv.RedisAddr(b)
-	set := storetest.Set(b, nil, clientRule)
+	set := storetest.Set(b, nil, `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`)
 	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
-	for _, script := range []string{"decide", "bucket"} {
-		src, argsOf := upstash.DecideScript().Source(), func(key string, set *limiter.Set, now, cost int64, consume bool, margin time.Duration) ([]string, []any) {
-			return upstash.DecideArgs([]backends.Counter{{Key: key, Set: set}}, now, cost, consume, margin)
-		}
-		if script == "bucket" {
-			src, argsOf = upstash.BucketScript().Source(), upstash.BucketArgs
-		}
-		gs := goredis.NewScript(src)
-		gr := goredis.NewClient(&goredis.Options{Addr: addr, PoolSize: 32, MaxRetries: -1})
-		rs := rueidis.NewLuaScript(src)
-		rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableRetry: true, DisableCache: true, ForceSingleClient: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, callers := range []int{1, 16} {
-			b.Run(fmt.Sprintf("%s/go-redis/callers=%d", script, callers), func(b *testing.B) {
-				storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
-					keys, args := argsOf(key, set, at+int64(i)*100, 1, true, 0)
-					return gs.Run(ctx, gr, keys, args...).Err()
-				})
+	src := upstash.DecideScript().Source()
+	gs, rs := goredis.NewScript(src), rueidis.NewLuaScript(src)
+	gr := goredis.NewClient(&goredis.Options{Addr: addr, PoolSize: 32, MaxRetries: -1})
+	defer gr.Close()
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableRetry: true, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rc.Close()
+	args := func(key string, i int) ([]string, []any) {
+		return upstash.DecideArgs([]backends.Counter{{Key: key, Set: set}}, at+int64(i)*100, 1, true, 0)
+	}
+	for _, callers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("go-redis/callers=%d", callers), func(b *testing.B) {
+			storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
+				keys, argv := args(key, i)
+				return gs.Run(ctx, gr, keys, argv...).Err()
 			})
-			b.Run(fmt.Sprintf("%s/rueidis/callers=%d", script, callers), func(b *testing.B) {
-				storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
-					keys, args := argsOf(key, set, at+int64(i)*100, 1, true, 0)
-					return rs.Exec(ctx, rc, keys, stringArgs(args)).Error()
-				})
+		})
+		b.Run(fmt.Sprintf("rueidis/callers=%d", callers), func(b *testing.B) {
+			storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
+				keys, argv := args(key, i)
+				return rs.Exec(ctx, rc, keys, stringArgs(argv)).Error()
 			})
-		}
-		gr.Close()
-		rc.Close()
+		})
 	}
 }

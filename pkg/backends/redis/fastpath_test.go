@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/rueidis"
+
 	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/backends/storetest"
 	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
@@ -70,5 +72,37 @@ func checkPeek(t *testing.T, store *Store, key string, set *limiter.Set, ref []l
 	got, err := store.Peek(context.Background(), key, set, at, nil)
 	if err != nil || got != want {
 		t.Fatalf("peek at %d (fast path %v): %+v, %v; the limiter peeks %+v", at, !store.noFastPath, got, err, want)
+	}
+}
+
+// TestTTLCoversTheState checks the key's TTL (PTTL) after each decision: at least the
+// time until the state goes idle plus the margin, when bucket.lua skips PEXPIRE as its
+// field "x" allows, and when decide.lua has written the key in between with a shorter
+// TTL of its own (which must make bucket.lua set one again).
+func TestTTLCoversTheState(t *testing.T) {
+	const margin = 10 * time.Minute
+	c := newTestClient(t, topologies[0].config(t))
+	fast, slow := NewStore(c, StoreConfig{TTLMargin: margin}), NewStore(c, StoreConfig{TTLMargin: margin})
+	slow.noFastPath = true
+	// One request a minute, a burst of 30: each request moves the idle instant a minute.
+	set := storetest.Set(t, nil, `{"algorithm": "token_bucket", "limit": 1, "period": "1m", "burst": 30}`)
+	key := storetest.Key(t, "k")
+	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
+	ref := set.NewStates()
+	for i, store := range []*Store{fast, fast, fast, slow, fast, fast, slow, slow, fast} {
+		if _, err := set.Decide(ref, at, 1); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := backends.DecideOne(context.Background(), store, key, set, at, 1); err != nil || !d.Allowed {
+			t.Fatalf("request %d: %+v, %v", i, d, err)
+		}
+		idle := set.IdleAt(ref)
+		want := time.Duration(idle-at)*time.Microsecond + margin
+		ttl, err := c.Do(context.Background(), func(b rueidis.Builder) rueidis.Completed {
+			return b.Pttl().Key(upstash.HashKey(slotKey(key))).Build()
+		}).AsInt64()
+		if got := time.Duration(ttl) * time.Millisecond; err != nil || got < want-time.Second {
+			t.Fatalf("after request %d (fast path %v) the key lives %v (%v), want at least %v", i, !store.noFastPath, got, err, want)
+		}
 	}
 }

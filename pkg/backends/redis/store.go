@@ -32,11 +32,13 @@ type Store struct {
 	// takes the sets it can (tests turn it off to compare the two).
 	decide, bucket *upstash.Script
 	noFastPath     bool
+	rules          *bucketRules
 }
 
 // NewStore returns a Store that sends its commands through c.
 func NewStore(c *Client, cfg StoreConfig) *Store {
-	return &Store{c: c, margin: cfg.TTLMargin, decide: upstash.DecideScript(), bucket: upstash.BucketScript()}
+	return &Store{c: c, margin: cfg.TTLMargin, decide: upstash.DecideScript(), bucket: upstash.BucketScript(),
+		rules: &bucketRules{margin: cfg.TTLMargin}}
 }
 
 // Decide decides a request of cost against the counters of cs at now, all of them in
@@ -70,7 +72,7 @@ func (s *Store) Peek(ctx context.Context, key string, set *limiter.Set, now int6
 	keys, args := upstash.DecideArgs([]backends.Counter{{Key: slotKey(key), Set: set}}, now, 1, false, s.margin)
 	var buf [limiter.MaxRules]limiter.Outcome
 	rules := buf[:set.Len()]
-	if err := s.run(ctx, s.decide, keys, args, func(ints []int64) error { return upstash.ReadOutcomes(ints, rules) }); err != nil {
+	if err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return upstash.ReadOutcomes(ints, rules) }); err != nil {
 		return limiter.Decision{}, fmt.Errorf("redis: peek %q: %w", key, err)
 	}
 	if len(outs) >= len(rules) {
@@ -88,7 +90,7 @@ func (s *Store) decideAll(ctx context.Context, cs []backends.Counter, now, cost 
 		tagged[i] = backends.Counter{Key: slotKey(c.Key), Set: c.Set}
 	}
 	keys, args := upstash.DecideArgs(tagged, now, cost, true, s.margin)
-	err := s.run(ctx, s.decide, keys, args, func(ints []int64) error { return upstash.ReadDecisions(ints, cs, outs) })
+	err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return upstash.ReadDecisions(ints, cs, outs) })
 	if err != nil {
 		return fmt.Errorf("redis: decide %q and %d more counters: %w", cs[0].Key, len(cs)-1, err)
 	}
@@ -98,7 +100,7 @@ func (s *Store) decideAll(ctx context.Context, cs []backends.Counter, now, cost 
 // bucketOne decides (or peeks at) one counter with bucket.lua, and copies its one
 // outcome into outs when outs has room.
 func (s *Store) bucketOne(ctx context.Context, key string, set *limiter.Set, now, cost int64, consume bool, outs []limiter.Outcome) (limiter.Decision, error) {
-	keys, args := upstash.BucketArgs(slotKey(key), set, now, cost, consume, s.margin)
+	keys, args := s.rules.get(set).Args(slotKey(key), now, cost, consume)
 	var out [1]limiter.Outcome
 	if err := s.run(ctx, s.bucket, keys, args, func(ints []int64) error { return upstash.ReadOutcomes(ints, out[:]) }); err != nil {
 		return limiter.Decision{}, fmt.Errorf("redis: decide %q: %w", key, err)
@@ -110,8 +112,8 @@ func (s *Store) bucketOne(ctx context.Context, key string, set *limiter.Set, now
 }
 
 // run evaluates script and hands its integers to read.
-func (s *Store) run(ctx context.Context, script *upstash.Script, keys []string, args []any, read func([]int64) error) error {
-	ints, err := s.c.Eval(ctx, script, keys, stringArgs(args)).AsIntSlice()
+func (s *Store) run(ctx context.Context, script *upstash.Script, keys, args []string, read func([]int64) error) error {
+	ints, err := s.c.Eval(ctx, script, keys, args).AsIntSlice()
 	if err != nil {
 		return err
 	}

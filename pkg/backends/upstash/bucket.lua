@@ -5,32 +5,37 @@
 -- key's hash), so a key moves between the two scripts when its rule set changes, and
 -- it answers what decide.lua answers, integer for integer. What it leaves out is what
 -- such a rule never needs: the rule table, the other algorithms and muldiv, since every
--- product limit x us below stays under 2^52 (us is at most the tolerance plus one, and
--- limit x tolerance is at most burst x period).
+-- product limit x us below stays under 2^52 (us is at most the tolerance, and limit x
+-- tolerance is at most burst x period). math.floor(x / d) is then exact: for integers
+-- 0 <= x < 2^52 the quotient's rounding error is below 1/(2d), and a quotient that is
+-- not an integer is at least 1/d away from one.
+--
+-- The TTL: rather than PEXPIRE on every write, the script keeps in the hash's field
+-- "x" the instant (the callers' clock) until which its last PEXPIRE keeps the key, and
+-- sets a new TTL, with twice the margin, only when the state's idle instant plus the
+-- margin passes it: about once a margin for a busy key. decide.lua, which sets TTLs of
+-- its own, writes "x" = 0 with every state it writes. Integers are formatted with %d
+-- (a C long: exact below 2^53), not %.0f, which is slower.
 --
 -- KEYS[1]  the key's hash
 -- ARGV[1]  now, microseconds since the Unix epoch (the caller's clock)
--- ARGV[2]  cost
--- ARGV[3]  "1" to consume when allowed, "0" to peek
--- ARGV[4]  extra TTL in milliseconds, beyond the state's idle instant
--- ARGV[5]  the rule's state id followed by "|"
--- ARGV[6..12] algorithm (4 token_bucket, 5 leaky_bucket), limit, period, q, r, tolUS,
---          tolFrac: the emission interval is q + r/limit, the tolerance tolUS +
---          tolFrac/limit microseconds
+-- ARGV[2], ARGV[3]  cost x q and cost x r: the request's share of the emission
+--          interval q + r/limit microseconds
+-- ARGV[4]  "1" to consume when allowed, "0" to peek
+-- ARGV[5]  the TTL margin in microseconds, beyond the state's idle instant
+-- ARGV[6]  the rule's state id followed by "|"
+-- ARGV[7..11] algorithm (4 token_bucket, 5 leaky_bucket), limit, period, tolUS,
+--          tolFrac: the tolerance is tolUS + tolFrac/limit microseconds
 -- Returns 5 integers: allowed (1/0), remaining, reset, retry after, delay.
 
-local now, cost = tonumber(ARGV[1]), tonumber(ARGV[2])
-local id, limit, period = ARGV[5], tonumber(ARGV[7]), tonumber(ARGV[8])
-local q, r, tolUS, tolFrac = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
+local now, incQ, incR = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local id, limit, period = ARGV[6], tonumber(ARGV[8]), tonumber(ARGV[9])
+local tolUS, tolFrac = tonumber(ARGV[10]), tonumber(ARGV[11])
 local ft, ff, fl = id .. 't', id .. 'f', id .. 'l'
-local v = redis.call('HMGET', KEYS[1], ft, ff, fl)
+local v = redis.call('HMGET', KEYS[1], ft, ff, fl, 'x')
 local tat, frac, at, atText = tonumber(v[1]) or 0, tonumber(v[2]) or 0, tonumber(v[3]) or 0, v[3]
 if at < now then at, atText = now, ARGV[1] end
 if tat < at then tat, frac = at, 0 end
-
--- math.floor(x / d) is exact for integers 0 <= x < 2^52 and d > 0: the quotient's
--- rounding error is below 1/(2d), and a quotient that is not an integer is at least
--- 1/d away from one.
 
 -- The whole tokens in us + fr/limit microseconds (-limit < fr < limit):
 -- floor((limit*us + fr) / period).
@@ -41,7 +46,7 @@ local function tokens(us, fr)
 end
 
 -- The new TAT, nt + nf/limit with 0 <= nf < limit.
-local nt, nf = tat + cost * q, frac + cost * r
+local nt, nf = tat + incQ, frac + incR
 if nf >= limit then
   local k = math.floor(nf / limit)
   nt, nf = nt + k, nf - k * limit
@@ -54,17 +59,23 @@ if nt > lt or (nt == lt and nf > tolFrac) then
   if frac > 0 then reset = tat + 1 end
   return {0, tokens(lt - tat, tolFrac - frac), reset, rt - now, 0}
 end
-if ARGV[3] ~= '1' then
+if ARGV[4] ~= '1' then
   local reset = tat
   if frac > 0 then reset = tat + 1 end
   return {1, tokens(lt - tat, tolFrac - frac), reset, 0, 0}
 end
-local idle = nt
-if nf > 0 then idle = nt + 1 end
-redis.call('HSET', KEYS[1], ft, string.format('%.0f', nt), ff, nf, fl, atText)
-redis.call('PEXPIRE', KEYS[1], math.ceil((idle - now) / 1000) + tonumber(ARGV[4]))
+local idle, nfText = nt, '0'
+if nf > 0 then idle, nfText = nt + 1, string.format('%d', nf) end
+local margin = tonumber(ARGV[5])
+if idle + margin > (tonumber(v[4]) or 0) then
+  local ttl = math.ceil((idle - now + 2 * margin) / 1000)
+  redis.call('HSET', KEYS[1], ft, string.format('%d', nt), ff, nfText, fl, atText, 'x', string.format('%d', now + ttl * 1000))
+  redis.call('PEXPIRE', KEYS[1], ttl) -- after HSET, which may have created the key
+else
+  redis.call('HSET', KEYS[1], ft, string.format('%d', nt), ff, nfText, fl, atText)
+end
 local delay = 0
-if ARGV[6] == '5' then
+if ARGV[7] == '5' then
   delay = tat - at
   if frac > 0 then delay = delay + 1 end
 end
