@@ -43,7 +43,7 @@ const maxAttempts = 10
 
 // ErrBusy is returned when a key change or Delete lost maxAttempts races in a row with
 // other writes to the same tenant's keys. Nothing was changed; the call may be retried.
-var ErrBusy = errors.New("tenantstore/upstash: the tenant's keys kept changing; nothing was written")
+var ErrBusy = errors.New("tenantstore: the tenant's keys kept changing; nothing was written")
 
 // Config configures a Store. Its zero value means the defaults.
 type Config struct {
@@ -51,27 +51,43 @@ type Config struct {
 	Prefix string
 }
 
-// Store is the tenantstore.Store over Upstash Redis. Create it with New. It is safe for
-// concurrent use.
+// Store is the tenantstore.Store over Redis: Upstash's REST API (New), or RESP
+// (pkg/tenantstore/redis). It is safe for concurrent use.
 type Store struct {
-	c      *rest.Client
-	prefix string
+	c    Conn
+	l    Layout
+	name string // starts its errors
 }
 
-// New returns a Store that sends its commands through c.
+// New returns a Store that sends its commands through the Upstash client c.
 func New(c *rest.Client, cfg Config) *Store {
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix
 	}
-	return &Store{c: c, prefix: cfg.Prefix}
+	return NewWith(restConn{c}, Layout{Prefix: cfg.Prefix}, "tenantstore/upstash")
 }
 
-func (s *Store) tenantKey(id string) string   { return s.prefix + "tenant:" + id }
-func (s *Store) keysKey(id string) string     { return s.prefix + "keys:" + id }
-func (s *Store) recordKey(hash string) string { return s.prefix + "key:" + hash }
-func (s *Store) idsKey() string               { return s.prefix + "ids" }
+// NewWith returns a Store that sends its commands through c, under the key names of l;
+// name starts its errors ("tenantstore/redis").
+func NewWith(c Conn, l Layout, name string) *Store {
+	return &Store{c: c, l: l, name: name}
+}
 
-// Create stores a new tenant with version 1.
+// fail says what failed; tenantstore's sentinels stay visible to errors.Is.
+func (s *Store) fail(what string, err error) error {
+	return fmt.Errorf("%s: %s: %w", s.name, what, err)
+}
+
+// run runs a script and returns the error its answer means (Outcome).
+func (s *Store) run(ctx context.Context, script *rest.Script, keys []string, args ...string) error {
+	answer, err := s.c.Eval(ctx, script, keys, args...)
+	if err != nil {
+		return err
+	}
+	return Outcome(script, answer)
+}
+
+// Create stores a new tenant with version 1: create.lua.
 func (s *Store) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, error) {
 	t, err := tenantstore.PrepareCreate(t)
 	if err != nil {
@@ -81,53 +97,32 @@ func (s *Store) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, err
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	code, err := s.eval(ctx, createScript, []string{s.tenantKey(t.ID), s.idsKey()}, string(doc), t.ID)
-	switch {
-	case err != nil:
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: create %s: %w", t.ID, err)
-	case code == 0:
-		return tenant.Tenant{}, tenantstore.ErrExists
+	if err := s.run(ctx, createScript, []string{s.l.Tenant(t.ID), s.l.IDs()}, string(doc), t.ID); err != nil {
+		return tenant.Tenant{}, s.fail("create "+t.ID, err)
 	}
 	return t, nil
 }
 
-// Get returns the tenant.
+// Get returns the tenant: one HMGET.
 func (s *Store) Get(ctx context.Context, id string) (tenant.Tenant, error) {
 	if !tenant.ValidID(id) {
 		return tenant.Tenant{}, tenantstore.ErrNotFound
 	}
-	r, err := s.c.Do(ctx, "HMGET", s.tenantKey(id), "doc", "version")
+	stored, err := s.c.Tenants(ctx, []string{s.l.Tenant(id)})
 	if err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: get %s: %w", id, err)
+		return tenant.Tenant{}, s.fail("get "+id, err)
 	}
-	return decodeTenant(r)
-}
-
-// decodeTenant reads the reply to HMGET doc version.
-func decodeTenant(r rest.Reply) (tenant.Tenant, error) {
-	fields, err := r.Array()
-	if err != nil || len(fields) != 2 {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: tenant reply %v: %w", r, rest.ErrMalformedReply)
-	}
-	if fields[0].IsNil() {
+	if !stored[0].Found {
 		return tenant.Tenant{}, tenantstore.ErrNotFound
 	}
-	doc, err1 := fields[0].String()
-	version, err2 := fields[1].String()
-	if err := errors.Join(err1, err2); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: tenant reply: %w", err)
-	}
-	var t tenant.Tenant
-	if err := json.Unmarshal([]byte(doc), &t); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: stored tenant: %w", err)
-	}
-	if t.Version, err = strconv.ParseInt(version, 10, 64); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: stored version %q: %w", version, err)
+	t, err := DecodeTenant(stored[0].Doc, stored[0].Version)
+	if err != nil {
+		return tenant.Tenant{}, s.fail("get "+id, err)
 	}
 	return t, nil
 }
 
-// Replace stores t when the stored version is ifVersion: one script.
+// Replace stores t when the stored version is ifVersion: replace.lua.
 func (s *Store) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
 	t, err := tenantstore.PrepareReplace(t, ifVersion)
 	if err != nil {
@@ -137,30 +132,9 @@ func (s *Store) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64) (
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	code, err := s.eval(ctx, replaceScript, []string{s.tenantKey(t.ID)}, strconv.FormatInt(ifVersion, 10), strconv.FormatInt(t.Version, 10), string(doc))
-	switch {
-	case err != nil:
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: replace %s: %w", t.ID, err)
-	case code == -1:
-		return tenant.Tenant{}, tenantstore.ErrNotFound
-	case code == -2:
-		return tenant.Tenant{}, tenantstore.ErrVersionConflict
+	err = s.run(ctx, replaceScript, []string{s.l.Tenant(t.ID)}, strconv.FormatInt(ifVersion, 10), strconv.FormatInt(t.Version, 10), string(doc))
+	if err != nil {
+		return tenant.Tenant{}, s.fail("replace "+t.ID, err)
 	}
 	return t, nil
-}
-
-// eval runs a script whose answer is an integer code.
-func (s *Store) eval(ctx context.Context, script *rest.Script, keys []string, args ...any) (int64, error) {
-	r, err := s.c.Eval(ctx, script, keys, args...)
-	if err != nil {
-		return 0, err
-	}
-	code, err := r.Int64()
-	if err != nil {
-		return 0, err
-	}
-	if code < -3 || code > 1 {
-		return 0, fmt.Errorf("%w: script answered %d", rest.ErrMalformedReply, code)
-	}
-	return code, nil
 }
