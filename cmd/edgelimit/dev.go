@@ -24,7 +24,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/devserver"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
 const devUsage = `usage: edgelimit dev [--listen 127.0.0.1:3000] [--upstream URL] [--backend memory|dynamodb|upstash]
@@ -232,6 +232,6 @@ func printBanner(w io.Writer, addr string, demo devserver.Demo) {
 	}
 	if demo.Full {
 		fmt.Fprintf(w, "no demo key: the demo tenant holds %d keys already. List them with\n  curl http://%s/admin/tenants/%s/keys\nand delete one with\n  curl -X DELETE 'http://%[2]s/admin/tenants/%[3]s/keys/KEY_ID?purge=true'\n",
-			tenantstore.MaxKeysPerTenant, addr, devserver.DemoTenantID)
+			store.MaxKeysPerTenant, addr, devserver.DemoTenantID)
 	}
 }

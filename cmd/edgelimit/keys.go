@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 const (
@@ -69,7 +69,7 @@ func runKeysNew(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	key := apikey.New()
-	entry, err := json.Marshal(tenantstore.FileKey{TenantID: *tenantID, KeyID: key.ID(), Hash: key.Hash()})
+	entry, err := json.Marshal(store.FileKey{TenantID: *tenantID, KeyID: key.ID(), Hash: key.Hash()})
 	if err != nil {
 		fmt.Fprintf(stderr, "edgelimit keys new: %v\n", err)
 		return 1

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
 func runCapture(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -30,7 +30,7 @@ func TestKeysNew(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the first line is not a key: %v", err)
 	}
-	var entry tenantstore.FileKey
+	var entry store.FileKey
 	dec := json.NewDecoder(strings.NewReader(lines[1]))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&entry); err != nil {
@@ -44,7 +44,7 @@ func TestKeysNew(t *testing.T) {
 	}
 	// The entry is what a tenants file takes.
 	file := `{"tenants": [{"id": "acme", "rules": [{"algorithm": "token_bucket", "limit": 1, "period": "1s"}]}], "keys": [` + lines[1] + `]}`
-	if _, err := tenantstore.DecodeFile([]byte(file)); err != nil {
+	if _, err := store.DecodeFile([]byte(file)); err != nil {
 		t.Errorf("the entry does not load: %v", err)
 	}
 }

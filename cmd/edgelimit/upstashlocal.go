@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/upstashlocal"
-	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 const upstashLocalUsage = `usage: edgelimit upstash-local [--redis HOST:PORT] [--listen 127.0.0.1:8079] [--token TOKEN]
@@ -27,7 +27,7 @@ func runUpstashLocal(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	fs := flag.NewFlagSet("edgelimit upstash-local", flag.ContinueOnError)
 	redisAddr := fs.String("redis", "127.0.0.1:6379", "`host:port` of the Redis server to front")
 	listen := fs.String("listen", "127.0.0.1:8079", "`address` to serve on (loopback only, unless --allow-remote)")
-	token := fs.String("token", "", "bearer `token` clients must send (default $"+upstash.EnvToken+")")
+	token := fs.String("token", "", "bearer `token` clients must send (default $"+upstashrest.EnvToken+")")
 	allowRemote := fs.Bool("allow-remote", false, "allow a --listen address other machines can reach")
 	if code := parseArgs(fs, upstashLocalUsage, args, stdout, stderr); code != proceed {
 		return code
@@ -36,10 +36,10 @@ func runUpstashLocal(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		return code
 	}
 	if *token == "" {
-		*token = os.Getenv(upstash.EnvToken)
+		*token = os.Getenv(upstashrest.EnvToken)
 	}
 	if *token == "" {
-		fmt.Fprintf(stderr, "edgelimit upstash-local: no token: pass --token or set %s\n", upstash.EnvToken)
+		fmt.Fprintf(stderr, "edgelimit upstash-local: no token: pass --token or set %s\n", upstashrest.EnvToken)
 		return 2
 	}
 	if err := upstashlocal.CheckListenAddr(*listen, *allowRemote); err != nil {

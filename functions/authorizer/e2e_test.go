@@ -11,16 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/edgelimit/edgelimit/internal/testenv"
-	bdynamodb "github.com/edgelimit/edgelimit/pkg/backends/dynamodb"
-	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
-	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
-	tupstash "github.com/edgelimit/edgelimit/pkg/tenantstore/upstash"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 var eventsDir = filepath.Join("..", "..", "events", "authorizer")
@@ -47,9 +42,9 @@ func testCtx(tb testing.TB) context.Context {
 }
 
 // seed loads the events' tenants file into s.
-func seed(tb testing.TB, s tenantstore.Store) {
+func seed(tb testing.TB, s store.Tenants) {
 	tb.Helper()
-	f, err := tenantstore.ReadFile(filepath.Join(eventsDir, "tenants.json"))
+	f, err := store.ReadFile(filepath.Join(eventsDir, "tenants.json"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -76,16 +71,15 @@ var backends = []struct {
 
 func dynamoDBEnv(t *testing.T) map[string]string {
 	endpoint := testenv.DynamoDBURL(t)
-	client := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}) // -sharedDb: one database
+	client := testenv.DynamoDBLocal(endpoint, "local") // -sharedDb: one database
 	tenants, counters := "e2e-tenants-"+suffix(), "e2e-counters-"+suffix()
-	if err := tdynamodb.CreateTable(testCtx(t), client, tenants, time.Minute); err != nil {
+	if err := dynamodb.CreateTable(testCtx(t), client, tenants, dynamodb.TenantsTable, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := bdynamodb.CreateTable(testCtx(t), client, counters); err != nil {
+	if err := dynamodb.CreateTable(testCtx(t), client, counters, dynamodb.CountersTable, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	seed(t, tdynamodb.New(client, tenants))
+	seed(t, dynamodb.NewTenants(client, tenants))
 	return map[string]string{"EDGELIMIT_BACKEND": "dynamodb", "EDGELIMIT_TENANTS_TABLE": tenants,
 		"EDGELIMIT_COUNTERS_TABLE": counters, "AWS_ENDPOINT_URL_DYNAMODB": endpoint}
 }
@@ -95,12 +89,12 @@ func upstashEnv(t *testing.T) map[string]string {
 	if _, err := url.Parse(base); err != nil {
 		t.Fatal(err)
 	}
-	client, err := upstash.NewClient(upstash.Config{URL: base, Token: token})
+	client, err := upstashrest.NewClient(upstashrest.Config{URL: base, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	prefix := "e2e-" + suffix() + ":"
-	seed(t, tupstash.New(client, tupstash.Config{Prefix: prefix}))
+	seed(t, upstash.NewTenants(client, upstash.TenantsConfig{Prefix: prefix}))
 	return map[string]string{"EDGELIMIT_BACKEND": "upstash", "UPSTASH_REDIS_REST_URL": base,
 		"UPSTASH_REDIS_REST_TOKEN": token, "EDGELIMIT_UPSTASH_PREFIX": prefix}
 }

@@ -18,12 +18,11 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
 // emission is what the authorizer's EMF documents declare: the namespace, each metric
@@ -47,7 +46,7 @@ func emitted(t *testing.T) emission {
 	t.Helper()
 	ctx := context.Background()
 	const now = 1_780_000_000_000_000 // an instant in 2026, in microseconds
-	tenants := tmemory.New()
+	tenants := memory.NewTenants()
 	tn, err := tenant.Decode([]byte(`{"id": "sample", "fail_mode": "closed", "rules": [{"algorithm": "fixed_window", "limit": 10, "period": "1m"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +58,7 @@ func emitted(t *testing.T) emission {
 	if err := tenants.PutKey(ctx, rec); err != nil {
 		t.Fatal(err)
 	}
-	counters := &switchable{Store: bmemory.New(bmemory.Config{})}
+	counters := &switchable{Counters: memory.NewCounters(memory.CountersConfig{})}
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: func() int64 { return now }})
 	if err != nil {
 		t.Fatal(err)
@@ -85,15 +84,15 @@ func emitted(t *testing.T) emission {
 
 // switchable is a counter store that can be taken down.
 type switchable struct {
-	backends.Store
+	store.Counters
 	down atomic.Bool
 }
 
-func (s *switchable) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
+func (s *switchable) Decide(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
 	if s.down.Load() {
 		return errors.New("connection refused")
 	}
-	return s.Store.Decide(ctx, cs, now, cost, outs)
+	return s.Counters.Decide(ctx, cs, now, cost, outs)
 }
 
 // parseEMF reads EMF documents, one a line, checking that each declared metric and

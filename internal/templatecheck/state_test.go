@@ -13,7 +13,7 @@ import (
 )
 
 // The DynamoDB tables exist only for Backend dynamodb: on-demand, string partition key
-// "pk" (as pkg/backends/dynamodb and the tenant store expect), TTL on the counters'
+// "pk" (as pkg/store/dynamodb and the tenant store expect), TTL on the counters'
 // expires_at, point-in-time recovery on the tenants.
 func TestTables(t *testing.T) {
 	tmpl := load(t)

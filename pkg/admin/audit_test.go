@@ -14,14 +14,13 @@ import (
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 // newAuditEnv is an env over the memory stores whose audit records go to the buffer.
 func newAuditEnv(t *testing.T) (*env, *testenv.Buffer) {
 	t.Helper()
-	e := &env{t: t, st: stores{tmemory.New(), bmemory.New(bmemory.Config{})}, clock: &clock{}, spec: loadSpec(t)}
+	e := &env{t: t, st: stores{memory.NewTenants(), memory.NewCounters(memory.CountersConfig{})}, clock: &clock{}, spec: loadSpec(t)}
 	e.clock.Set(t0)
 	audit := &testenv.Buffer{}
 	h, err := admin.New(admin.Config{Tenants: e.st.tenants, Counters: e.st.counters, Now: e.clock.Now, NewKey: e.nextKey,

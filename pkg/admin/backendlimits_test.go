@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/edgelimit/edgelimit/pkg/admin"
-	bdynamodb "github.com/edgelimit/edgelimit/pkg/backends/dynamodb"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 // dynamoDBCounters is the DynamoDB counter store with no client behind it: checking a
 // rule against its limits makes no request, and the admin API sends it none here.
-func dynamoDBCounters() *bdynamodb.Store { return bdynamodb.New(nil, "counters", bdynamodb.Config{}) }
+func dynamoDBCounters() *dynamodb.Counters {
+	return dynamodb.NewCounters(nil, "counters", dynamodb.CountersConfig{})
+}
 
 // A sliding_log of 5000 is valid, and DynamoDB cannot decide it (its log lives in one
 // item, at most 1000 entries): the admin API refuses it when it is written, with a 422
@@ -26,7 +27,7 @@ func TestRulesTheBackendCannotHonourAreRefused(t *testing.T) {
 		log1000 = `{"algorithm": "sliding_log", "limit": 1000, "period": "1m"}`
 		ok      = `{"algorithm": "fixed_window", "limit": 10, "period": "1s"}`
 	)
-	e := newEnv(t, stores{tmemory.New(), dynamoDBCounters()})
+	e := newEnv(t, stores{memory.NewTenants(), dynamoDBCounters()})
 	e.create("small", `{"rules": [`+log1000+`]}`) // at the cap: honoured
 	tests := []struct {
 		name, method, path, body string
@@ -55,7 +56,7 @@ func TestRulesTheBackendCannotHonourAreRefused(t *testing.T) {
 		})
 	}
 	// The memory backend honours every valid rule: the same tenant is created there.
-	mem := newEnv(t, stores{tmemory.New(), bmemory.New(bmemory.Config{})})
+	mem := newEnv(t, stores{memory.NewTenants(), memory.NewCounters(memory.CountersConfig{})})
 	mem.create("big", `{"rules": [`+log5000+`]}`)
 }
 
@@ -66,7 +67,7 @@ func TestDefaultRulesTheBackendCannotHonour(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = admin.New(admin.Config{Tenants: tmemory.New(), Counters: dynamoDBCounters(), DefaultRules: []limiter.Rule{rule}})
+	_, err = admin.New(admin.Config{Tenants: memory.NewTenants(), Counters: dynamoDBCounters(), DefaultRules: []limiter.Rule{rule}})
 	if err == nil || !strings.Contains(err.Error(), "rules[0]") || !strings.Contains(err.Error(), "limit") {
 		t.Fatalf("admin.New with a sliding_log of 5000 on DynamoDB: %v, want an error naming rules[0] and its limit", err)
 	}

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -54,7 +54,7 @@ func (h *Handler) decodePut(body []byte, id string) (tenant.Tenant, error) {
 }
 
 // decodeTenant decodes a tenant strictly (tenant.Decode) and checks that the counter
-// store can honour every rule of it (backends.RuleChecker): a rule it would refuse on
+// store can honour every rule of it (store.RuleChecker): a rule it would refuse on
 // every decision is a 422 naming the field, and nothing is written.
 func (h *Handler) decodeTenant(data []byte) (tenant.Tenant, error) {
 	t, err := tenant.Decode(data)
@@ -68,7 +68,7 @@ func (h *Handler) decodeTenant(data []byte) (tenant.Tenant, error) {
 }
 
 // honours reports whether the counter store can decide r.
-func (h *Handler) honours(r limiter.Rule) error { return backends.CheckRule(h.counters, r) }
+func (h *Handler) honours(r limiter.Rule) error { return store.CheckRule(h.counters, r) }
 
 // decodePatch decodes a JSON Merge Patch body, which must be an object: a patch that
 // is not would replace the whole tenant with a non-object.

@@ -43,7 +43,7 @@
 // into the tenant ("routes[1].rules[0].limit", "timezone"), a query parameter or a
 // header. Malformed JSON and bad parameters are 400, invalid fields 422 (unknown
 // fields, unknown time zones and bad rules among them, and rules the counter store
-// cannot honour: backends.RuleChecker, such as a sliding_log above 1000 on DynamoDB), a body over MaxBodyBytes 413, a
+// cannot honour: store.RuleChecker, such as a sliding_log above 1000 on DynamoDB), a body over MaxBodyBytes 413, a
 // wrong Content-Type 415, an unknown tenant, key or path 404, a method a path does not
 // serve 405 with Allow, a failed store 503. A request answered with an error has
 // written nothing (a 503 after a lost reply is the exception a store cannot rule out;
@@ -56,7 +56,7 @@
 // never the key and never its hash. Revoking a key stops the tenant store accepting it
 // at once; an authorizer instance that cached the key record stops within its
 // EDGELIMIT_CONFIG_TTL (default 10s). A revoked key stays listed, and counts towards
-// the tenant's tenantstore.MaxKeysPerTenant (50; 409 too-many-keys beyond) until
+// the tenant's store.MaxKeysPerTenant (50; 409 too-many-keys beyond) until
 // purged.
 //
 // # Usage

@@ -15,8 +15,7 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 var update = flag.Bool("update", false, "rewrite events/admin/*.expected.json from the handler's answers")
@@ -93,14 +92,14 @@ func eventNames(t *testing.T) []string {
 }
 
 func eventHandler(t *testing.T) *admin.Handler {
-	tenants, err := tmemory.LoadFile(tenantsFile, nil)
+	tenants, err := memory.LoadFile(tenantsFile, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &clock{}
 	c.Set(t0)
 	key := eventKey(t)
-	h, err := admin.New(admin.Config{Tenants: tenants, Counters: bmemory.New(bmemory.Config{}),
+	h, err := admin.New(admin.Config{Tenants: tenants, Counters: memory.NewCounters(memory.CountersConfig{}),
 		Now: c.Now, NewKey: func() apikey.Key { return key }})
 	if err != nil {
 		t.Fatal(err)

@@ -7,13 +7,12 @@ import (
 	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/admin"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 // The handler is an http.Handler: create a tenant, then change it under its ETag.
 func ExampleHandler() {
-	h, _ := admin.New(admin.Config{Tenants: tmemory.New(), Counters: bmemory.New(bmemory.Config{})})
+	h, _ := admin.New(admin.Config{Tenants: memory.NewTenants(), Counters: memory.NewCounters(memory.CountersConfig{})})
 	srv := http.StripPrefix("/admin", h) // as `edgelimit dev` mounts it
 
 	put := httptest.NewRequest("PUT", "/admin/tenants/acme",

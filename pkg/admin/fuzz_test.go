@@ -11,10 +11,9 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
 // fuzzOps are the requests that take a body.
@@ -60,11 +59,11 @@ func FuzzAdminBody(f *testing.F) {
 
 func fuzzOne(t *testing.T, op struct{ method, path, ifMatch string }, contentType string, body []byte) {
 	ctx := context.Background()
-	st := tmemory.New()
+	st := memory.NewTenants()
 	if _, err := st.Create(ctx, tenant.Tenant{ID: "acme", Rules: mustTenant(t, acme).Rules, Timezone: "Asia/Tokyo"}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := admin.New(admin.Config{Tenants: st, Counters: bmemory.New(bmemory.Config{}), Now: func() int64 { return 1_768_046_400_000_000 }})
+	h, err := admin.New(admin.Config{Tenants: st, Counters: memory.NewCounters(memory.CountersConfig{}), Now: func() int64 { return 1_768_046_400_000_000 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +111,8 @@ func checkFuzzProblem(t *testing.T, rec *httptest.ResponseRecorder) {
 }
 
 // dump renders the store's tenants and keys.
-func dump(t *testing.T, st tenantstore.Store) string {
-	ts, _, err := st.List(context.Background(), tenantstore.MaxListLimit, "")
+func dump(t *testing.T, st store.Tenants) string {
+	ts, _, err := st.List(context.Background(), store.MaxListLimit, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
 // MaxBodyBytes bounds a request body; a larger one is answered 413.
@@ -22,10 +21,10 @@ const MaxBodyBytes = 64 << 10
 // value means the default written beside the field.
 type Config struct {
 	// Tenants holds tenants and key records.
-	Tenants tenantstore.Store
+	Tenants store.Tenants
 	// Counters holds the rate-limit state that usage reads (with Peek, which consumes
 	// nothing).
-	Counters backends.Store
+	Counters store.Counters
 	// Now is the clock, in microseconds since the Unix epoch; nil means the system
 	// clock. Zone changes, key creation and revocation times, and usage read it.
 	Now func() int64
@@ -50,8 +49,8 @@ type Config struct {
 // Invoke adapt it to API Gateway proxy events for Lambda. Create it with New; it is
 // safe for concurrent use.
 type Handler struct {
-	tenants      tenantstore.Store
-	counters     backends.Store
+	tenants      store.Tenants
+	counters     store.Counters
 	now          func() int64
 	newKey       func() apikey.Key
 	defaultRules []limiter.Rule
@@ -71,7 +70,7 @@ func New(cfg Config) (*Handler, error) {
 			return nil, fmt.Errorf("admin: Config.DefaultRules: %w", err)
 		}
 		for i, r := range cfg.DefaultRules {
-			if err := backends.CheckRule(cfg.Counters, r); err != nil {
+			if err := store.CheckRule(cfg.Counters, r); err != nil {
 				return nil, fmt.Errorf("admin: Config.DefaultRules: rules[%d]: the counter store cannot honour it: %w", i, err)
 			}
 		}

@@ -14,30 +14,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bdynamodb "github.com/edgelimit/edgelimit/pkg/backends/dynamodb"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
-	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
-	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
-	tupstash "github.com/edgelimit/edgelimit/pkg/tenantstore/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // stores is a tenant store and a counter store of one backend.
 type stores struct {
-	tenants  tenantstore.Store
-	counters backends.Store
+	tenants  store.Tenants
+	counters store.Counters
 }
 
 // backendsUnderTest are the backends every handler test runs against. DynamoDB Local
@@ -47,7 +40,7 @@ var backendsUnderTest = []struct {
 	open func(t *testing.T) stores
 }{
 	{"memory", func(*testing.T) stores {
-		return stores{tmemory.New(), bmemory.New(bmemory.Config{})}
+		return stores{memory.NewTenants(), memory.NewCounters(memory.CountersConfig{})}
 	}},
 	{"dynamodb", openDynamoDB},
 	{"upstash", openUpstash},
@@ -64,21 +57,18 @@ func forEachBackend(t *testing.T, test func(t *testing.T, e *env)) {
 // Local, deleted after the test.
 func openDynamoDB(t *testing.T) stores {
 	url := testenv.DynamoDBURL(t)
-	client := dynamodb.New(dynamodb.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(url),
-		Credentials: credentials.NewStaticCredentialsProvider("edgelimittest", "edgelimittest", ""),
-	})
+	client := testenv.DynamoDBLocal(url, "edgelimittest")
 	suffix := randomHex(6)
 	tenants, counters := "admin-tenants-"+suffix, "admin-counters-"+suffix
-	if err := tdynamodb.CreateTable(t.Context(), client, tenants, time.Minute); err != nil {
+	if err := dynamodb.CreateTable(t.Context(), client, tenants, dynamodb.TenantsTable, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := bdynamodb.CreateTable(t.Context(), client, counters); err != nil {
+	if err := dynamodb.CreateTable(t.Context(), client, counters, dynamodb.CountersTable, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		for _, table := range []string{tenants, counters} {
-			if _, err := client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil {
+			if err := deleteTable(context.Background(), client, table); err != nil {
 				t.Errorf("deleting table %s: %v", table, err)
 			}
 		}
@@ -87,44 +77,46 @@ func openDynamoDB(t *testing.T) stores {
 	// the counters' TTL attribute is absolute: DynamoDB Local's TTL sweeper, which reads
 	// the real clock, would delete counters in the middle of a test (a second quota out
 	// of nowhere). A margin of decades keeps them.
-	return stores{tdynamodb.New(client, tenants), bdynamodb.New(client, counters, bdynamodb.Config{TTLMargin: 50 * 365 * 24 * time.Hour})}
+	return stores{dynamodb.NewTenants(client, tenants), dynamodb.NewCounters(client, counters, dynamodb.CountersConfig{TTLMargin: 50 * 365 * 24 * time.Hour})}
 }
 
 // openUpstash uses the local Upstash-compatible server, under a key prefix (tenants)
 // and a counter-key namespace (counters) of the test's own.
 func openUpstash(t *testing.T) stores {
 	url, token := testenv.UpstashURL(t)
-	c, err := upstash.NewClient(upstash.Config{URL: url, Token: token})
+	c, err := upstashrest.NewClient(upstashrest.Config{URL: url, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ns := "admin-test-" + randomHex(6) + ":"
 	return stores{
-		tupstash.New(c, tupstash.Config{Prefix: "el:t:" + ns}),
-		namespaced{upstash.NewStore(c, upstash.StoreConfig{}), ns},
+		upstash.NewTenants(c, upstash.TenantsConfig{Prefix: "el:t:" + ns}),
+		namespaced{upstash.NewCounters(c, upstash.CountersConfig{}), ns},
 	}
 }
 
 // namespaced prefixes every counter key, so that tests sharing a Redis never share a
 // counter; the handler and the gate both go through it, so they agree on the keys.
 type namespaced struct {
-	backends.Store
+	store.Counters
 	ns string
 }
 
-func (s namespaced) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
-	prefixed := make([]backends.Counter, len(cs))
+func (s namespaced) Decide(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
+	prefixed := make([]store.Counter, len(cs))
 	for i, c := range cs {
-		prefixed[i] = backends.Counter{Key: s.ns + c.Key, Set: c.Set}
+		prefixed[i] = store.Counter{Key: s.ns + c.Key, Set: c.Set}
 	}
-	return s.Store.Decide(ctx, prefixed, now, cost, outs)
+	return s.Counters.Decide(ctx, prefixed, now, cost, outs)
 }
 
 func (s namespaced) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
-	return s.Store.Peek(ctx, s.ns+key, set, now, outs)
+	return s.Counters.Peek(ctx, s.ns+key, set, now, outs)
 }
 
-func (s namespaced) Reset(ctx context.Context, key string) error { return s.Store.Reset(ctx, s.ns+key) }
+func (s namespaced) Reset(ctx context.Context, key string) error {
+	return s.Counters.Reset(ctx, s.ns+key)
+}
 
 func randomHex(n int) string {
 	b := make([]byte, n)
@@ -270,13 +262,13 @@ func (e *env) snapshot() string {
 	var out []any
 	token := ""
 	for range 1000 {
-		ts, next, err := e.st.tenants.List(ctx, tenantstore.MaxListLimit, token)
+		ts, next, err := e.st.tenants.List(ctx, store.MaxListLimit, token)
 		if err != nil {
 			e.t.Fatal(err)
 		}
 		for _, tn := range ts {
 			keys, err := e.st.tenants.ListKeys(ctx, tn.ID)
-			if err != nil && !errors.Is(err, tenantstore.ErrNotFound) {
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
 				e.t.Fatal(err)
 			}
 			out = append(out, tn, keys)

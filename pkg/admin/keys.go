@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 // keyJSON is a key as the API shows it: never the key, never its hash.
@@ -61,17 +61,17 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) er
 			w.Header().Set("Location", "keys/"+rec.KeyID) // relative to /tenants/{id}/keys
 			writeJSON(w, http.StatusCreated, newKeyJSON{Key: k.Reveal(), keyJSON: keyOf(rec)})
 			return nil
-		case errors.Is(err, tenantstore.ErrExists):
+		case errors.Is(err, store.ErrExists):
 			continue // the random key id is taken within the tenant: draw another
-		case errors.Is(err, tenantstore.ErrNotFound):
+		case errors.Is(err, store.ErrNotFound):
 			return tenantNotFound(p.id)
-		case errors.Is(err, tenantstore.ErrTooManyKeys):
-			return newError(problemTooManyKeys, fmt.Sprintf("a tenant has at most %d keys, revoked ones included: remove revoked keys with DELETE /tenants/{id}/keys/{keyId}?purge=true", tenantstore.MaxKeysPerTenant))
+		case errors.Is(err, store.ErrTooManyKeys):
+			return newError(problemTooManyKeys, fmt.Sprintf("a tenant has at most %d keys, revoked ones included: remove revoked keys with DELETE /tenants/{id}/keys/{keyId}?purge=true", store.MaxKeysPerTenant))
 		default:
 			return &apiError{slug: problemUnavailable, cause: err, detail: "the tenant store failed: no key was made"}
 		}
 	}
-	return &apiError{slug: problemInternal, detail: "no unused key id was drawn", cause: tenantstore.ErrExists}
+	return &apiError{slug: problemInternal, detail: "no unused key id was drawn", cause: store.ErrExists}
 }
 
 // listKeys answers GET /tenants/{id}/keys: every key record, revoked ones included,
@@ -126,7 +126,7 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p params) er
 	} else {
 		err = h.tenants.RevokeKey(r.Context(), p.id, p.keyID, h.now())
 	}
-	if errors.Is(err, tenantstore.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return keyNotFound(p.id, p.keyID)
 	}
 	if err != nil {
@@ -153,7 +153,7 @@ func (h *Handler) keyRecords(ctx context.Context, id string) ([]apikey.Record, e
 		return nil, tenantNotFound(id)
 	}
 	recs, err := h.tenants.ListKeys(ctx, id)
-	if errors.Is(err, tenantstore.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, tenantNotFound(id)
 	}
 	if err != nil {
@@ -177,5 +177,5 @@ func (h *Handler) findKey(ctx context.Context, id, keyID string) (apikey.Record,
 }
 
 func keyNotFound(id, keyID string) *apiError {
-	return &apiError{slug: problemNotFound, detail: "tenant " + strconv.Quote(id) + " has no key " + strconv.Quote(keyID), cause: tenantstore.ErrNotFound}
+	return &apiError{slug: problemNotFound, detail: "tenant " + strconv.Quote(id) + " has no key " + strconv.Quote(keyID), cause: store.ErrNotFound}
 }

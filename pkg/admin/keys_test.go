@@ -9,7 +9,7 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/gate"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
 type keyBody struct {
@@ -66,7 +66,7 @@ func revokeKey(t *testing.T, e *env, raw, keyID string) {
 	if !revoked.Revoked || revoked.RevokedAt == nil || *revoked.RevokedAt != at {
 		t.Fatalf("revoked %+v", revoked)
 	}
-	if _, err := e.st.tenants.LookupKey(t.Context(), apikey.Hash(raw)); !errors.Is(err, tenantstore.ErrRevoked) {
+	if _, err := e.st.tenants.LookupKey(t.Context(), apikey.Hash(raw)); !errors.Is(err, store.ErrRevoked) {
 		t.Fatalf("LookupKey of a revoked key: %v", err)
 	}
 	e.clock.Advance(time.Hour) // revoking again changes nothing
@@ -88,7 +88,7 @@ func TestTooManyKeys(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, e *env) {
 		e.create("acme", acme)
 		var last string
-		for range tenantstore.MaxKeysPerTenant {
+		for range store.MaxKeysPerTenant {
 			_, last = e.issueKey("acme")
 		}
 		before := e.snapshot()
@@ -151,7 +151,7 @@ func TestIssuedKeyAuthenticates(t *testing.T) {
 		if res := e.check(e.gate(-1, ""), raw2, "GET", "/orders"); res.Status != gate.Unauthorized {
 			t.Fatalf("a key of a deleted tenant: %+v", res)
 		}
-		if _, err := e.st.tenants.LookupKey(t.Context(), apikey.Hash(raw2)); !errors.Is(err, tenantstore.ErrNotFound) {
+		if _, err := e.st.tenants.LookupKey(t.Context(), apikey.Hash(raw2)); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("LookupKey after delete: %v", err)
 		}
 	})

@@ -18,8 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/edgelimit/edgelimit/pkg/admin"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 const specPath = "../../docs/openapi.yaml"
@@ -122,7 +121,7 @@ func (s *spec) checkProblem(t *testing.T, resp response) {
 // document, and that the document describes nothing else.
 func TestSpecCoversRoutes(t *testing.T) {
 	s := loadSpec(t)
-	h, err := admin.New(admin.Config{Tenants: tmemory.New(), Counters: bmemory.New(bmemory.Config{})})
+	h, err := admin.New(admin.Config{Tenants: memory.NewTenants(), Counters: memory.NewCounters(memory.CountersConfig{})})
 	if err != nil {
 		t.Fatal(err)
 	}

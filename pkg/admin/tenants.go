@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 // tenantList is the body of GET /tenants.
@@ -60,7 +60,7 @@ func (h *Handler) putTenant(w http.ResponseWriter, r *http.Request, p params) er
 
 func (h *Handler) create(w http.ResponseWriter, ctx context.Context, t tenant.Tenant) error {
 	stored, err := h.tenants.Create(ctx, tenant.ApplyCreate(t))
-	if errors.Is(err, tenantstore.ErrExists) {
+	if errors.Is(err, store.ErrExists) {
 		return newError(problemExists, "tenant "+strconv.Quote(t.ID)+" exists: to replace it, send If-Match with its ETag (or \"*\")")
 	}
 	if err != nil {
@@ -112,9 +112,9 @@ func unchanged(old, next tenant.Tenant) bool {
 // when another write changed it, 503 when the store failed.
 func writeError(err error, id string) error {
 	switch {
-	case errors.Is(err, tenantstore.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		return tenantNotFound(id)
-	case errors.Is(err, tenantstore.ErrVersionConflict):
+	case errors.Is(err, store.ErrVersionConflict):
 		return stale(0)
 	}
 	return storeError(err)
@@ -183,12 +183,12 @@ func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, _ params) 
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", 1, tenantstore.MaxListLimit, tenantstore.DefaultListLimit)
+	limit, err := intParam(q, "limit", 1, store.MaxListLimit, store.DefaultListLimit)
 	if err != nil {
 		return err
 	}
 	ts, next, err := h.tenants.List(r.Context(), limit, q["page_token"])
-	if errors.Is(err, tenantstore.ErrPageToken) {
+	if errors.Is(err, store.ErrPageToken) {
 		return paramError("page_token", "is not a next_page_token of this API: start again without it")
 	}
 	if err != nil {
@@ -233,7 +233,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error 
 			h.audit(r.Context(), OpReset, old, stored)
 			writeTenant(w, http.StatusOK, stored)
 			return nil
-		case errors.Is(err, tenantstore.ErrVersionConflict) && !m.present:
+		case errors.Is(err, store.ErrVersionConflict) && !m.present:
 			continue // changed meanwhile: reset the new version
 		default:
 			return writeError(err, p.id)
@@ -246,13 +246,13 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error 
 const maxAttempts = 3
 
 // loadTenant reads the tenant: a 404 problem (which also matches
-// tenantstore.ErrNotFound) when there is none.
+// store.ErrNotFound) when there is none.
 func (h *Handler) loadTenant(ctx context.Context, id string) (tenant.Tenant, error) {
 	if !tenant.ValidID(id) {
 		return tenant.Tenant{}, tenantNotFound(id)
 	}
 	t, err := h.tenants.Get(ctx, id)
-	if errors.Is(err, tenantstore.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return tenant.Tenant{}, tenantNotFound(id)
 	}
 	if err != nil {
@@ -262,7 +262,7 @@ func (h *Handler) loadTenant(ctx context.Context, id string) (tenant.Tenant, err
 }
 
 func tenantNotFound(id string) *apiError {
-	return &apiError{slug: problemNotFound, detail: "no tenant " + strconv.Quote(id), cause: tenantstore.ErrNotFound}
+	return &apiError{slug: problemNotFound, detail: "no tenant " + strconv.Quote(id), cause: store.ErrNotFound}
 }
 
 // Unwrap lets errors.Is see the cause of a problem.

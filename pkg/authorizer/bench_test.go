@@ -9,17 +9,16 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
 // benchHandler returns a handler over memory stores holding a tenant whose bucket
 // never runs dry at one request per microsecond, its key, and the clock it reads.
 func benchHandler(b *testing.B, limit int64) (*authorizer.Handler, string, *int64) {
 	b.Helper()
-	tenants := tmemory.New()
+	tenants := memory.NewTenants()
 	t, err := tenant.Decode([]byte(`{"id": "bench", "rules": [{"name": "burst", "algorithm": "token_bucket", "limit": ` +
 		jsonInt(limit) + `, "period": "1s"}, {"name": "daily", "algorithm": "fixed_window", "limit": 1000000, "period": "day"}]}`))
 	if err != nil {
@@ -33,7 +32,7 @@ func benchHandler(b *testing.B, limit int64) (*authorizer.Handler, string, *int6
 		b.Fatal(err)
 	}
 	now := testNow
-	g, err := gate.New(gate.Config{Tenants: tenants, Counters: bmemory.New(bmemory.Config{}), Now: func() int64 { return now }})
+	g, err := gate.New(gate.Config{Tenants: tenants, Counters: memory.NewCounters(memory.CountersConfig{}), Now: func() int64 { return now }})
 	if err != nil {
 		b.Fatal(err)
 	}

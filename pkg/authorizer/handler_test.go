@@ -13,9 +13,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 func restEvent(t testing.TB, name string) events.APIGatewayCustomAuthorizerRequestTypeRequest {
@@ -99,15 +99,15 @@ func TestUsageIdentifierAPIKey(t *testing.T) {
 }
 
 // failingStore is a counter store that is down.
-type failingStore struct{ backends.Store }
+type failingStore struct{ store.Counters }
 
-func (failingStore) Decide(context.Context, []backends.Counter, int64, int64, []limiter.Decision) error {
+func (failingStore) Decide(context.Context, []store.Counter, int64, int64, []limiter.Decision) error {
 	return errors.New("connection refused")
 }
 
 // A store failure is answered with the tenant's fail mode, never returned as an error.
 func TestFailModeReachesTheResponse(t *testing.T) {
-	hs := newHarness(t, "", failingStore{bmemory.New(bmemory.Config{})})
+	hs := newHarness(t, "", failingStore{memory.NewCounters(memory.CountersConfig{})})
 	closed, err := hs.h.REST(context.Background(), restEvent(t, "rest-valid-key"))
 	if err != nil || closed.PolicyDocument.Statement[0].Effect != "Deny" || closed.Context["retryAfter"] != int64(1) || closed.Context["failOpen"] != false {
 		t.Fatalf("demo fails closed: %+v, %v", closed, err)
@@ -124,7 +124,7 @@ func TestFailModeReachesTheResponse(t *testing.T) {
 // rule, limit or remaining pretends that the request was counted; its metrics count it
 // under FailClosed. A limit's Deny (demo's burst of 5, spent) carries failClosed false.
 func TestFailClosedIsMarked(t *testing.T) {
-	hs := newHarness(t, "", failingStore{bmemory.New(bmemory.Config{})})
+	hs := newHarness(t, "", failingStore{memory.NewCounters(memory.CountersConfig{})})
 	closed, err := hs.h.REST(context.Background(), restEvent(t, "rest-valid-key"))
 	if err != nil || closed.PolicyDocument.Statement[0].Effect != "Deny" || closed.Context["failClosed"] != true ||
 		closed.Context["rule"] != "" || closed.Context["limit"] != int64(0) || closed.Context["remaining"] != int64(0) {

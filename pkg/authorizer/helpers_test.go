@@ -11,11 +11,10 @@ import (
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 // eventsDir holds the sample events, their expected results and their tenants file.
@@ -48,21 +47,21 @@ func (hs *harness) advance(d time.Duration) {
 	hs.mu.Unlock()
 }
 
-func newHarness(t testing.TB, mode authorizer.HTTPResponse, counters backends.Store) *harness {
+func newHarness(t testing.TB, mode authorizer.HTTPResponse, counters store.Counters) *harness {
 	t.Helper()
 	return newHarnessTo(t, mode, counters, nil)
 }
 
 // newHarnessTo is newHarness with its logs and metrics sent to out (nil: buffers kept
 // in the harness).
-func newHarnessTo(t testing.TB, mode authorizer.HTTPResponse, counters backends.Store, out io.Writer) *harness {
+func newHarnessTo(t testing.TB, mode authorizer.HTTPResponse, counters store.Counters, out io.Writer) *harness {
 	t.Helper()
-	tenants, err := tmemory.LoadFile(filepath.Join(eventsDir, "tenants.json"), nil)
+	tenants, err := memory.LoadFile(filepath.Join(eventsDir, "tenants.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if counters == nil {
-		counters = bmemory.New(bmemory.Config{})
+		counters = memory.NewCounters(memory.CountersConfig{})
 	}
 	hs := &harness{now: testNow, logs: &testenv.Buffer{}, metrics: &testenv.Buffer{}}
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: hs.clock,

@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"testing"
 
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 // A store failure is counted as FailClosed or FailOpen, by the tenant's fail mode, and
 // every metric is published per tenant and in total (the empty dimension set), which
 // the template's alarms read.
 func TestMetricsOfFailModes(t *testing.T) {
-	hs := newHarness(t, "", failingStore{bmemory.New(bmemory.Config{})})
+	hs := newHarness(t, "", failingStore{memory.NewCounters(memory.CountersConfig{})})
 	ev := restEvent(t, "rest-valid-key")
 	if _, err := hs.h.REST(context.Background(), ev); err != nil { // demo fails closed
 		t.Fatal(err)

@@ -12,21 +12,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	bdynamodb "github.com/edgelimit/edgelimit/pkg/backends/dynamodb"
-	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
 	"github.com/edgelimit/edgelimit/pkg/config"
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
-	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
-	tupstash "github.com/edgelimit/edgelimit/pkg/tenantstore/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // sharedBackend is a shared store of the test services: where it listens, how to
@@ -35,7 +30,7 @@ type sharedBackend struct {
 	name string
 	// setup returns the service's host:port, a tenant store to seed, and the
 	// environment for an authorizer reaching the service at baseURL.
-	setup func(t *testing.T) (target string, seed tenantstore.Store, env func(baseURL string) map[string]string)
+	setup func(t *testing.T) (target string, seed store.Tenants, env func(baseURL string) map[string]string)
 }
 
 var sharedBackends = []sharedBackend{
@@ -59,30 +54,27 @@ func hostPort(t testing.TB, raw string) string {
 	return u.Host
 }
 
-func setupDynamoDB(t *testing.T) (string, tenantstore.Store, func(string) map[string]string) {
+func setupDynamoDB(t *testing.T) (string, store.Tenants, func(string) map[string]string) {
 	endpoint := testenv.DynamoDBURL(t)
 	ctx := testCtx(t)
-	// DynamoDB Local runs with -sharedDb: these credentials see the tables the
-	// authorizer (with the environment's credentials) sees.
-	client := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")})
+	client := testenv.DynamoDBLocal(endpoint, "local") // -sharedDb: the tables the authorizer sees
 	tenants, counters := "authz-tenants-"+suffix(t), "authz-counters-"+suffix(t)
-	if err := tdynamodb.CreateTable(ctx, client, tenants, time.Minute); err != nil {
+	if err := dynamodb.CreateTable(ctx, client, tenants, dynamodb.TenantsTable, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if err := bdynamodb.CreateTable(ctx, client, counters); err != nil {
+	if err := dynamodb.CreateTable(ctx, client, counters, dynamodb.CountersTable, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	env := func(baseURL string) map[string]string {
 		return map[string]string{"EDGELIMIT_BACKEND": "dynamodb", "EDGELIMIT_TENANTS_TABLE": tenants,
 			"EDGELIMIT_COUNTERS_TABLE": counters, "AWS_ENDPOINT_URL_DYNAMODB": baseURL}
 	}
-	return hostPort(t, endpoint), tdynamodb.New(client, tenants), env
+	return hostPort(t, endpoint), dynamodb.NewTenants(client, tenants), env
 }
 
-func setupUpstash(t *testing.T) (string, tenantstore.Store, func(string) map[string]string) {
+func setupUpstash(t *testing.T) (string, store.Tenants, func(string) map[string]string) {
 	base, token := testenv.UpstashURL(t)
-	client, err := upstash.NewClient(upstash.Config{URL: base, Token: token})
+	client, err := upstashrest.NewClient(upstashrest.Config{URL: base, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +83,7 @@ func setupUpstash(t *testing.T) (string, tenantstore.Store, func(string) map[str
 		return map[string]string{"EDGELIMIT_BACKEND": "upstash", "UPSTASH_REDIS_REST_URL": baseURL,
 			"UPSTASH_REDIS_REST_TOKEN": token, "EDGELIMIT_UPSTASH_PREFIX": prefix}
 	}
-	return hostPort(t, base), tupstash.New(client, tupstash.Config{Prefix: prefix}), env
+	return hostPort(t, base), upstash.NewTenants(client, upstash.TenantsConfig{Prefix: prefix}), env
 }
 
 func testCtx(t testing.TB) context.Context {
@@ -102,7 +94,7 @@ func testCtx(t testing.TB) context.Context {
 
 // seedTenant creates a tenant with a unique id from js (its id is replaced) and one
 // key, and returns the raw key.
-func seedTenant(t testing.TB, s tenantstore.Store, js string) (id, key string) {
+func seedTenant(t testing.TB, s store.Tenants, js string) (id, key string) {
 	t.Helper()
 	tn, err := tenant.Decode([]byte(js))
 	if err != nil {

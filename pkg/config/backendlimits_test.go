@@ -10,7 +10,7 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/config"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
+	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
 // A tenants file whose rule the counter store cannot honour (a sliding_log of 5000 on
@@ -29,7 +29,7 @@ func TestTenantsFileCheckedAgainstTheBackend(t *testing.T) {
 	dynamo := config.Config{Backend: config.BackendDynamoDB, CountersTable: "counters", TenantsFile: path}
 	_, err := dynamo.Build(context.Background(), config.Options{})
 	var fe *limiter.FieldError
-	var fileErr *tenantstore.FileError
+	var fileErr *store.FileError
 	if !errors.As(err, &fileErr) || !errors.As(err, &fe) || fe.Field != "routes[0].rules[0].limit" ||
 		!strings.Contains(err.Error(), `tenants[1] (tenant "big")`) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("Build on DynamoDB: %v, want the file, tenants[1] and routes[0].rules[0].limit named", err)

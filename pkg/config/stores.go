@@ -3,30 +3,21 @@ package config
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bdynamodb "github.com/edgelimit/edgelimit/pkg/backends/dynamodb"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
-	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
-	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
-	tupstash "github.com/edgelimit/edgelimit/pkg/tenantstore/upstash"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // Stores are the stores a Config names.
 type Stores struct {
-	Tenants  tenantstore.Store
-	Counters backends.Store
+	Tenants  store.Tenants
+	Counters store.Counters
 }
 
 // Options are what Build takes besides the Config, for tests and local tools.
@@ -49,13 +40,13 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	case BackendUpstash:
 		st, err = c.buildUpstash(ctx, opts)
 	default:
-		st = &Stores{Tenants: tmemory.New(), Counters: bmemory.New(bmemory.Config{})}
+		st = &Stores{Tenants: memory.NewTenants(), Counters: memory.NewCounters(memory.CountersConfig{})}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if c.TenantsFile != "" {
-		file, err := tmemory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return backends.CheckRule(st.Counters, r) })
+		file, err := memory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return store.CheckRule(st.Counters, r) })
 		if err != nil {
 			return nil, fmt.Errorf("config: %s: %w", EnvTenantsFile, err)
 		}
@@ -64,55 +55,14 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	return st, nil
 }
 
-// awsConfig loads the SDK's configuration (credentials, region, CA bundle) from the
-// environment; an Options.HTTPClient is set on each service client instead, so that
-// it can be combined with AWS_CA_BUNDLE.
-func (c Config) awsConfig(ctx context.Context) (aws.Config, error) {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("config: AWS configuration: %w", err)
-	}
-	return cfg, nil
-}
-
-// dynamoClient is the DynamoDB client of c: the SDK's configuration, with opts'
-// HTTPClient and c's endpoint.
-func (c Config) dynamoClient(ctx context.Context, opts Options) (*dynamodb.Client, error) {
-	awsCfg, err := c.awsConfig(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
-		if opts.HTTPClient != nil {
-			o.HTTPClient = opts.HTTPClient
-		}
-		if c.DynamoDBEndpoint != "" { // the SDK reads it too; this honours Load's getenv
-			o.BaseEndpoint = aws.String(c.DynamoDBEndpoint)
-		}
-		// DynamoDB Local sends no X-Amz-Crc32 header on error replies, which the SDK
-		// then checks against 0, logging a WARN for each (a denial is one).
-		o.DisableValidateResponseChecksum = isLoopbackURL(c.DynamoDBEndpoint)
-	}), nil
-}
-
-// isLoopbackURL reports whether raw is a URL of this machine (DynamoDB Local).
-func isLoopbackURL(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(u.Hostname())
-	return u.Hostname() == "localhost" || ip != nil && ip.IsLoopback()
-}
-
 func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
-	client, err := c.dynamoClient(ctx, opts)
+	client, err := c.dynamoDBClient(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	st := &Stores{Counters: bdynamodb.New(client, c.CountersTable, bdynamodb.Config{})}
+	st := &Stores{Counters: dynamodb.NewCounters(client, c.CountersTable, dynamodb.CountersConfig{})}
 	if c.TenantsTable != "" {
-		st.Tenants = tdynamodb.New(client, c.TenantsTable)
+		st.Tenants = dynamodb.NewTenants(client, c.TenantsTable)
 	}
 	return st, nil
 }
@@ -125,14 +75,14 @@ func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error)
 			return nil, err
 		}
 	}
-	client, err := upstash.NewClient(upstash.Config{URL: c.UpstashURL, Token: token,
+	client, err := upstashrest.NewClient(upstashrest.Config{URL: c.UpstashURL, Token: token,
 		HTTPClient: opts.HTTPClient, KeyLocking: c.UpstashLocking})
 	if err != nil {
 		return nil, fmt.Errorf("config: %s: %w", EnvUpstashURL, err)
 	}
 	return &Stores{
-		Tenants:  tupstash.New(client, tupstash.Config{Prefix: c.UpstashPrefix}),
-		Counters: upstash.NewStore(client, upstash.StoreConfig{}),
+		Tenants:  upstash.NewTenants(client, upstash.TenantsConfig{Prefix: c.UpstashPrefix}),
+		Counters: upstash.NewCounters(client, upstash.CountersConfig{}),
 	}, nil
 }
 

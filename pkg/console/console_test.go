@@ -19,13 +19,12 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/console"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/simulate"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
 const now = 1_780_000_000_250_000 // microseconds: 2026-05-28T20:26:40.25Z
@@ -52,7 +51,7 @@ func authorize(t *testing.T, h *authorizer.Handler, key string) {
 // serves the window ending at its clock.
 func TestTrafficCountsTheAuthorizersDecisions(t *testing.T) {
 	ctx := context.Background()
-	tenants := tmemory.New()
+	tenants := memory.NewTenants()
 	var keys []string
 	for _, id := range []string{"acme", "other"} {
 		tn, err := tenant.Decode([]byte(`{"id": "` + id + `", "rules": [{"algorithm": "fixed_window", "limit": 3, "period": "1m"}]}`))
@@ -69,7 +68,7 @@ func TestTrafficCountsTheAuthorizersDecisions(t *testing.T) {
 		keys = append(keys, k.Reveal())
 	}
 	clock := int64(now)
-	g, err := gate.New(gate.Config{Tenants: tenants, Counters: bmemory.New(bmemory.Config{}), Now: func() int64 { return clock }})
+	g, err := gate.New(gate.Config{Tenants: tenants, Counters: memory.NewCounters(memory.CountersConfig{}), Now: func() int64 { return clock }})
 	if err != nil {
 		t.Fatal(err)
 	}

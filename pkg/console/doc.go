@@ -10,7 +10,7 @@
 //     (at most MaxSeconds), counted by Traffic from the EMF documents the authorizer
 //     writes for each decision, the same metrics CloudWatch charts when deployed;
 //   - POST /admin/dev/simulate (this package, read-only): `edgelimit simulate` over
-//     HTTP, {"rules": [...], "timezone": "UTC", "trace": "TIME[,KEY[,COST]] lines"} in,
+//     HTTP, {"rules": [...], "timezone": "UTC", "trace": "TIME[,KEY[,COST[,ADDR]]] lines"} in,
 //     {"decisions": [...], "allowed": N, "total": M} out, with which the page draws how
 //     each algorithm treats a trace.
 //

@@ -23,7 +23,7 @@ const MaxSimulateBytes = 1 << 20
 type simulateRequest struct {
 	Rules    []json.RawMessage `json:"rules"`
 	Timezone string            `json:"timezone"` // "" means UTC
-	Trace    string            `json:"trace"`    // TIME[,KEY[,COST]] lines, as `edgelimit simulate` reads them
+	Trace    string            `json:"trace"`    // TIME[,KEY[,COST[,ADDR]]] lines, as `edgelimit simulate` reads them
 }
 
 // Decision is one request of a simulation, as `edgelimit simulate` prints it.

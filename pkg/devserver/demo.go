@@ -7,8 +7,8 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 // DemoTenantID is the id of the demo tenant.
@@ -35,7 +35,7 @@ type Demo struct {
 	Created bool
 	// Replaced is the key id of the previous demo key, now deleted, or "".
 	Replaced string
-	// Full: the tenant already holds tenantstore.MaxKeysPerTenant keys, none of them
+	// Full: the tenant already holds store.MaxKeysPerTenant keys, none of them
 	// the previous demo key: no key was issued.
 	Full bool
 	// Rules are the demo tenant's rules as stored (DemoTenant's, unless an admin
@@ -48,7 +48,7 @@ type Demo struct {
 // in the tenant's metadata (DemoKeyMetadata), and the previous one deleted, so that any
 // number of starts on a persistent store leave one demo key. Other keys of the tenant,
 // and its rules, are left as they are. now is in microseconds.
-func EnsureDemo(ctx context.Context, tenants tenantstore.Store, now int64) (Demo, error) {
+func EnsureDemo(ctx context.Context, tenants store.Tenants, now int64) (Demo, error) {
 	var demo Demo
 	t, err := tenant.Decode([]byte(DemoTenant))
 	if err != nil {
@@ -58,19 +58,19 @@ func EnsureDemo(ctx context.Context, tenants tenantstore.Store, now int64) (Demo
 	switch {
 	case err == nil:
 		demo.Created = true
-	case !errors.Is(err, tenantstore.ErrExists):
+	case !errors.Is(err, store.ErrExists):
 		return Demo{}, fmt.Errorf("creating the demo tenant: %w", err)
 	}
 	for attempt := 1; ; attempt++ {
 		err := demo.replaceKey(ctx, tenants, t.ID, now)
-		if !errors.Is(err, tenantstore.ErrVersionConflict) || attempt == demoAttempts {
+		if !errors.Is(err, store.ErrVersionConflict) || attempt == demoAttempts {
 			return demo, err
 		}
 	}
 }
 
 // replaceKey issues a new key for tenant id, records it, and deletes the previous one.
-func (d *Demo) replaceKey(ctx context.Context, tenants tenantstore.Store, id string, now int64) error {
+func (d *Demo) replaceKey(ctx context.Context, tenants store.Tenants, id string, now int64) error {
 	stored, err := tenants.Get(ctx, id)
 	if err != nil {
 		return fmt.Errorf("reading the demo tenant: %w", err)
@@ -79,14 +79,14 @@ func (d *Demo) replaceKey(ctx context.Context, tenants tenantstore.Store, id str
 	previous := stored.Metadata[DemoKeyMetadata]
 	if previous != "" {
 		// Delete first: a tenant full of keys still gets its demo key replaced.
-		if err := tenants.DeleteKey(ctx, id, previous); err != nil && !errors.Is(err, tenantstore.ErrNotFound) {
+		if err := tenants.DeleteKey(ctx, id, previous); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("deleting the previous demo key %s: %w", previous, err)
 		}
 		d.Replaced = previous
 	}
 	key, rec := apikey.Generate(id, now)
 	err = tenants.PutKey(ctx, rec)
-	if errors.Is(err, tenantstore.ErrTooManyKeys) {
+	if errors.Is(err, store.ErrTooManyKeys) {
 		d.Full = true
 		return nil
 	}

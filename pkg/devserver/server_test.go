@@ -14,22 +14,21 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/admin"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/devserver"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
 var serverT0 = limiter.Micros(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
 
 // newServer is a dev gateway over memory tenants holding tenantJSON, the counters
 // given (nil: memory) and a frozen clock; it returns the server and a key of the tenant.
-func newServer(t *testing.T, tenantJSON string, counters backends.Store) (*devserver.Server, string) {
+func newServer(t *testing.T, tenantJSON string, counters store.Counters) (*devserver.Server, string) {
 	t.Helper()
-	tenants := tmemory.New()
+	tenants := memory.NewTenants()
 	tn, err := tenant.Decode([]byte(tenantJSON))
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +41,7 @@ func newServer(t *testing.T, tenantJSON string, counters backends.Store) (*devse
 		t.Fatal(err)
 	}
 	if counters == nil {
-		counters = bmemory.New(bmemory.Config{})
+		counters = memory.NewCounters(memory.CountersConfig{})
 	}
 	now := func() int64 { return serverT0 }
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: now})
@@ -131,9 +130,9 @@ func sameType(a, b any) bool {
 }
 
 // downStore is a counter store that is down.
-type downStore struct{ backends.Store }
+type downStore struct{ store.Counters }
 
-func (downStore) Decide(context.Context, []backends.Counter, int64, int64, []limiter.Decision) error {
+func (downStore) Decide(context.Context, []store.Counter, int64, int64, []limiter.Decision) error {
 	return errors.New("connection refused")
 }
 
@@ -142,7 +141,7 @@ func (downStore) Decide(context.Context, []backends.Counter, int64, int64, []lim
 // a real denial carries neither mark.
 func TestFailClosed429IsMarked(t *testing.T) {
 	const one = `{"id": "one", "rules": [{"name": "one", "algorithm": "fixed_window", "limit": 1, "period": "1m"}]}`
-	srv, key := newServer(t, one, downStore{bmemory.New(bmemory.Config{})})
+	srv, key := newServer(t, one, downStore{memory.NewCounters(memory.CountersConfig{})})
 	resp, body := get(t, srv, "/hello", key)
 	if resp.StatusCode != 429 || resp.Header.Get("X-RateLimit-Fail") != "closed" || body["fail_closed"] != true ||
 		resp.Header.Get("X-RateLimit-Limit") != "" || body["limit"] != 0.0 || body["rule"] != "" || resp.Header.Get("Retry-After") != "1" {

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 // errNotFound is what the cache answers for a key or tenant the store does not have
-// (revoked keys included); it matches tenantstore.ErrNotFound.
-var errNotFound = tenantstore.ErrNotFound
+// (revoked keys included); it matches store.ErrNotFound.
+var errNotFound = store.ErrNotFound
 
 // configCache caches key records by hash and tenants (with their compiled rules) by
 // id, for ttl on the gate's clock, and serves expired entries for up to maxStale more
@@ -79,7 +79,7 @@ func (c *configCache) key(ctx context.Context, hash string, now int64, calls *in
 	switch {
 	case err == nil:
 		e = keyEntry{rec: rec, found: true, loaded: now}
-	case errors.Is(err, tenantstore.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		e = keyEntry{loaded: now}
 	case ok && c.usable(e.loaded, now):
 		return e.result() // the store fails: the last known answer
@@ -115,7 +115,7 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 			return nil, cerr
 		}
 		e = next
-	case errors.Is(err, tenantstore.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		e = tenantEntry{loaded: now, until: math.MaxInt64}
 	case ok && c.usable(e.loaded, now):
 		return e.result()

@@ -34,7 +34,7 @@ func TestRevokedKeyStopsWithinTTL(t *testing.T) {
 // the default fail mode answers.
 func TestStaleConfigWhileTheTenantStoreFails(t *testing.T) {
 	f := newFixture(t, nil)
-	ft := &failingTenants{Store: f.tenants}
+	ft := &failingTenants{Tenants: f.tenants}
 	g, err := gate.New(gate.Config{Tenants: ft, Counters: f.counters, Now: f.clock.Now,
 		ConfigTTL: 10 * time.Second, MaxStale: time.Minute, FailMode: tenant.FailOpen})
 	if err != nil {
@@ -93,7 +93,7 @@ func TestReloadKeepsSetsOfTheSameVersion(t *testing.T) {
 // Unknown keys are cached too: a flood of one unknown key costs one lookup per TTL.
 func TestUnknownKeyIsCached(t *testing.T) {
 	f := newFixture(t, nil)
-	ft := &failingTenants{Store: f.tenants}
+	ft := &failingTenants{Tenants: f.tenants}
 	g, err := gate.New(gate.Config{Tenants: ft, Counters: f.counters, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)

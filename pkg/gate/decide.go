@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -17,7 +17,7 @@ func (g *Gate) decide(ctx context.Context, cost int64, who caller, res *Result) 
 	if who.route != nil {
 		res.Route = who.route.Route.Name()
 	}
-	var buf [backends.MaxCounters]tenant.Check
+	var buf [store.MaxCounters]tenant.Check
 	checks := who.tenant.sets.Checks(buf[:0], who.route, who.who)
 	for _, c := range checks {
 		if err := c.Set.CheckCost(cost); err != nil {
@@ -38,11 +38,11 @@ func (g *Gate) decide(ctx context.Context, cost int64, who caller, res *Result) 
 
 // decideChecks decides every check of res in one store call.
 func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Result) error {
-	var cs [backends.MaxCounters]backends.Counter
-	var outs [backends.MaxCounters]limiter.Decision
+	var cs [store.MaxCounters]store.Counter
+	var outs [store.MaxCounters]limiter.Decision
 	n := len(res.Checks)
 	for i, c := range res.Checks {
-		cs[i] = backends.Counter{Key: c.Key, Set: c.Set}
+		cs[i] = store.Counter{Key: c.Key, Set: c.Set}
 	}
 	start := time.Now()
 	err := g.counters.Decide(ctx, cs[:n], res.Now, cost, outs[:n])

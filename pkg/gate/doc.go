@@ -39,8 +39,8 @@
 // # One store call for every check
 //
 // tenant.Sets.Checks lists the request's counters: the route's rules, then the
-// tenant-wide rules, each split by scope (at most backends.MaxCounters). They are
-// decided in one atomic backends.Store.Decide: the request is allowed only if every
+// tenant-wide rules, each split by scope (at most store.MaxCounters). They are
+// decided in one atomic store.Counters.Decide: the request is allowed only if every
 // rule of every counter allows it, and a denial consumes nothing anywhere.
 // limiter.Join picks the counter the Result reports: the denial with the longest
 // RetryAfter, or when allowed the counter with the least remaining (with the longest
@@ -84,7 +84,7 @@
 //
 // Backend failures are never returned as errors and never panic: Check returns an error
 // only for input no decision could accept (a cost below 1 or above a rule's capacity).
-// Stores must honour the context's deadline; every store of pkg/backends does.
+// Stores must honour the context's deadline; every store of pkg/store does.
 //
 // # Shadow mode
 //

@@ -75,7 +75,7 @@ func TestDefaultFailModeBeforeTheTenantIsKnown(t *testing.T) {
 	for _, mode := range []string{"open", "closed"} {
 		t.Run(mode, func(t *testing.T) {
 			f := newFixture(t, nil)
-			ft := &failingTenants{Store: f.tenants}
+			ft := &failingTenants{Tenants: f.tenants}
 			ft.failing.Store(true)
 			g, err := gate.New(gate.Config{Tenants: ft, Counters: f.counters, Now: f.clock.Now, FailMode: failMode(mode)})
 			if err != nil {

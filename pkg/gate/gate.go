@@ -4,8 +4,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/edgelimit/edgelimit/pkg/backends"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -23,10 +23,10 @@ const (
 // means the default written beside the field.
 type Config struct {
 	// Tenants holds tenants and key records; the gate only reads them (any
-	// tenantstore.Store).
+	// store.Tenants).
 	Tenants Tenants
 	// Counters holds the per-key rate-limit state.
-	Counters backends.Store
+	Counters store.Counters
 	// Now is the clock, in microseconds since the Unix epoch; nil means the system clock.
 	Now func() int64
 	// KeyHeader names the header that carries the API key; "" means x-api-key. The gate
@@ -54,7 +54,7 @@ type Config struct {
 
 // Gate decides requests. Create it with New; it is safe for concurrent use.
 type Gate struct {
-	counters  backends.Store
+	counters  store.Counters
 	now       func() int64
 	keyHeader string
 	budget    time.Duration

@@ -9,13 +9,11 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
 // t0 is the tests' first instant: 2026-06-01T00:00:00Z.
@@ -34,7 +32,7 @@ func (c *clock) add(d int64) { c.now.Add(d) }
 type fixture struct {
 	g        *gate.Gate
 	clock    *clock
-	tenants  *tmemory.Store
+	tenants  *memory.Tenants
 	counters *countingStore
 	key      string // acme's raw key
 	keyID    string
@@ -49,7 +47,7 @@ const publicJSON = `{"id": "public", "rules": [{"name": "ip", "algorithm": "fixe
 
 func newFixture(t testing.TB, tweak func(*gate.Config)) *fixture {
 	t.Helper()
-	f := &fixture{clock: newClock(), tenants: tmemory.New(), counters: &countingStore{next: bmemory.New(bmemory.Config{})}}
+	f := &fixture{clock: newClock(), tenants: memory.NewTenants(), counters: &countingStore{next: memory.NewCounters(memory.CountersConfig{})}}
 	f.createTenant(t, acmeJSON)
 	f.createTenant(t, publicJSON)
 	f.key, f.keyID = f.addKey(t, "acme")
@@ -98,13 +96,13 @@ func (f *fixture) check(t testing.TB, req gate.Request) gate.Result {
 
 // countingStore counts the Decide calls it forwards; fail, when set, answers instead.
 type countingStore struct {
-	next  backends.Store
+	next  store.Counters
 	calls atomic.Int64
 	mu    sync.Mutex
 	fail  func(ctx context.Context) error
 }
 
-func (s *countingStore) Decide(ctx context.Context, cs []backends.Counter, now, cost int64, outs []limiter.Decision) error {
+func (s *countingStore) Decide(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
 	s.calls.Add(1)
 	s.mu.Lock()
 	fail := s.fail
@@ -129,7 +127,7 @@ func (s *countingStore) setFail(fail func(ctx context.Context) error) {
 
 // failingTenants wraps a tenant store; while failing is set, every read fails.
 type failingTenants struct {
-	tenantstore.Store
+	store.Tenants
 	failing atomic.Bool
 	calls   atomic.Int64
 }
@@ -141,7 +139,7 @@ func (s *failingTenants) Get(ctx context.Context, id string) (tenant.Tenant, err
 	if s.failing.Load() {
 		return tenant.Tenant{}, errDown
 	}
-	return s.Store.Get(ctx, id)
+	return s.Tenants.Get(ctx, id)
 }
 
 func (s *failingTenants) LookupKey(ctx context.Context, hash string) (apikey.Record, error) {
@@ -149,7 +147,7 @@ func (s *failingTenants) LookupKey(ctx context.Context, hash string) (apikey.Rec
 	if s.failing.Load() {
 		return apikey.Record{}, errDown
 	}
-	return s.Store.LookupKey(ctx, hash)
+	return s.Tenants.LookupKey(ctx, hash)
 }
 
 func failMode(s string) tenant.FailMode { return tenant.FailMode(s) }

@@ -4,16 +4,16 @@ import (
 	"context"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 )
 
 // Tenants is what the gate reads of a tenant store: a key record by its hash and a
-// tenant by its id, each failing with an error matching tenantstore.ErrNotFound when
-// there is none. Every tenantstore.Store is one; the gate writes nothing.
+// tenant by its id, each failing with an error matching store.ErrNotFound when
+// there is none. Every store.Tenants is one; the gate writes nothing.
 type Tenants interface {
 	LookupKey(ctx context.Context, hash string) (apikey.Record, error)
 	Get(ctx context.Context, id string) (tenant.Tenant, error)
 }
 
-var _ Tenants = tenantstore.Store(nil)
+var _ Tenants = store.Tenants(nil)

@@ -6,12 +6,12 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
 // readOnly offers the gate nothing but the two reads gate.Tenants names.
-type readOnly struct{ s *tmemory.Store }
+type readOnly struct{ s *memory.Tenants }
 
 func (r readOnly) LookupKey(ctx context.Context, hash string) (apikey.Record, error) {
 	return r.s.LookupKey(ctx, hash)

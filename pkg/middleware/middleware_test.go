@@ -15,13 +15,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
-	"github.com/edgelimit/edgelimit/pkg/backends"
-	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/middleware"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
 )
 
 var t0 = limiter.Micros(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
@@ -43,14 +42,14 @@ type fixture struct {
 
 func newFixture(t *testing.T, tenantJSON string, maxDelay time.Duration) *fixture {
 	t.Helper()
-	return newFixtureOn(t, tenantJSON, maxDelay, bmemory.New(bmemory.Config{}))
+	return newFixtureOn(t, tenantJSON, maxDelay, memory.NewCounters(memory.CountersConfig{}))
 }
 
 // newFixtureOn is newFixture over the counter store given.
-func newFixtureOn(t *testing.T, tenantJSON string, maxDelay time.Duration, counters backends.Store) *fixture {
+func newFixtureOn(t *testing.T, tenantJSON string, maxDelay time.Duration, counters store.Counters) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	tenants := tmemory.New()
+	tenants := memory.NewTenants()
 	tn, err := tenant.Decode([]byte(tenantJSON))
 	if err != nil {
 		t.Fatal(err)
@@ -142,9 +141,9 @@ func TestKeyWithWhitespaceIsTheKey(t *testing.T) {
 }
 
 // downStore is a counter store that is down.
-type downStore struct{ backends.Store }
+type downStore struct{ store.Counters }
 
-func (downStore) Decide(context.Context, []backends.Counter, int64, int64, []limiter.Decision) error {
+func (downStore) Decide(context.Context, []store.Counter, int64, int64, []limiter.Decision) error {
 	return errors.New("connection refused")
 }
 
@@ -156,7 +155,7 @@ func TestFailClosedIsMarked(t *testing.T) {
 		"net/http": sendHTTP, "REST v1": sendV1, "HTTP API v2": sendV2, "function URL": sendFunctionURL, "ALB": sendALB,
 	} {
 		var calls atomic.Int64
-		down := newFixtureOn(t, acme, 0, downStore{bmemory.New(bmemory.Config{})})
+		down := newFixtureOn(t, acme, 0, downStore{memory.NewCounters(memory.CountersConfig{})})
 		r := send(down, down.key, &calls)
 		if r.status != 429 || r.header("X-RateLimit-Fail") != "closed" || r.header("X-RateLimit-Limit") != "" || !strings.Contains(r.body, `"fail_closed":true`) {
 			t.Errorf("%s, store down: %d, X-RateLimit-Fail %q, X-RateLimit-Limit %q, body %s", name, r.status, r.header("X-RateLimit-Fail"), r.header("X-RateLimit-Limit"), r.body)
@@ -168,7 +167,7 @@ func TestFailClosedIsMarked(t *testing.T) {
 		if r.status != 429 || r.header("X-RateLimit-Fail") != "" || !strings.Contains(r.body, `"fail_closed":false`) {
 			t.Errorf("%s, over the limit: %d, X-RateLimit-Fail %q, body %s", name, r.status, r.header("X-RateLimit-Fail"), r.body)
 		}
-		open := newFixtureOn(t, strings.Replace(acme, `"id": "acme"`, `"id": "acme", "fail_mode": "open"`, 1), 0, downStore{bmemory.New(bmemory.Config{})})
+		open := newFixtureOn(t, strings.Replace(acme, `"id": "acme"`, `"id": "acme", "fail_mode": "open"`, 1), 0, downStore{memory.NewCounters(memory.CountersConfig{})})
 		if r = send(open, open.key, &calls); r.status != 201 || r.header("X-RateLimit-Fail") != "open" || r.header("X-RateLimit-Remaining") != "" {
 			t.Errorf("%s, store down, failing open: %d, X-RateLimit-Fail %q, X-RateLimit-Remaining %q", name, r.status, r.header("X-RateLimit-Fail"), r.header("X-RateLimit-Remaining"))
 		}

@@ -1,5 +1,5 @@
 // Package tenant is edgelimit's tenant model: who is limited, by which rules, in which
-// time zone, and on which routes. It holds no I/O: stores (pkg/tenantstore) keep
+// time zone, and on which routes. It holds no I/O: stores (pkg/store) keep
 // tenants, and the authorizer and admin function read and update them through this
 // package.
 //

@@ -10,7 +10,7 @@ import (
 // CheckRules runs check on every rule of t, the tenant-wide rules first and then each
 // route's, and returns the first error with its field placed under the rule's path
 // ("rules[0].limit", "routes[1].rules[0].limit"). It is how a counter store that cannot
-// honour every valid rule (backends.RuleChecker) refuses a tenant when it is written.
+// honour every valid rule (store.RuleChecker) refuses a tenant when it is written.
 func (t Tenant) CheckRules(check func(limiter.Rule) error) error {
 	if err := checkRules("rules", t.Rules, check); err != nil {
 		return err

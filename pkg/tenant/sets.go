@@ -149,7 +149,7 @@ func (s *Sets) Match(method, target string) (route *RouteSet, ok bool) {
 
 // Checks appends to dst the counters a request by who touches: the route's (when route
 // is not nil), then the tenant-wide ones, each scope under its own counter key. They
-// are decided as one (backends.Store.Decide): the request is allowed only if every
+// are decided as one (store.Counters.Decide): the request is allowed only if every
 // rule of every check allows it, and a denial consumes nothing anywhere.
 func (s *Sets) Checks(dst []Check, route *RouteSet, who Caller) []Check {
 	return s.appendChecks(s.RouteChecks(dst, route, who), "", s.Tenant, who)

@@ -1,0 +1,139 @@
+// Package dynamodb is the storage over Amazon DynamoDB (aws-sdk-go-v2): Counters and
+// Tenants, each in a table of its own, which CreateTable makes for tests and
+// `edgelimit dev` (production tables come from template.yaml).
+//
+// Counters, the store.Counters, keeps one item per limited key holding the state of
+// every rule of its set, one conditional UpdateItem per decision over one counter, and
+// one TransactWriteItems per decision over several.
+//
+// # How one write decides
+//
+// The Counters keeps, per key, the last state it saw (its guess). For a request it runs
+// pkg/limiter on the guess and sends one UpdateItem whose ConditionExpression holds
+// exactly when the stored state is in the branch the guess is in and the request fits:
+//
+//	fixed_window    same window:  ws = :ws AND c <= :limit-cost       ADD c :cost
+//	                new window:   ws absent or older                  SET ws, we, c
+//	sliding_window  same window:  ws = :ws AND p = :p AND c <= :max   ADD c :cost
+//	                next window:  ws = :prev AND c = :c               SET ws, p, c
+//	                stale:        ws absent or older                  SET ws, p, c
+//	token/leaky     not full:     t > :now AND t <= :now+tol-cost*T   SET t = t + cost*T
+//	                full:         t absent or t <= :now               SET t = :now + cost*T
+//	sliding_log     map of instant -> cost, n their total:
+//	                n <= :limit-cost+expired, expired entries exist    SET g.now = g.now + cost,
+//	                                                                   ADD n, REMOVE expired
+//
+// (t is the bucket's theoretical arrival time in units of 1/limit microsecond, an exact
+// integer; every rule also conditions l <= :now and sets l, the clock-skew rule.)
+// Relative updates (ADD, t = t + x) do not conflict with each other, so concurrent
+// instances on one key all succeed while the request fits; absolute SETs on a pinned
+// old value conflict, and the loser retries. The write asks for ALL_OLD both on success
+// and on ConditionalCheckFailedException, so the Counters always learns the true state
+// without a read: on success it computes the decision from the old state with
+// pkg/limiter (the result is the limiter's, by construction); on failure it computes it
+// from the returned item, answers a denial at once (nothing written), and otherwise
+// retries with the true state as its guess. When the guess already says "denied", the
+// write is a probe whose condition always fails. At most 3 attempts, then ErrContention.
+// The SDK's own retries are off for this call: a retry after a lost reply would consume
+// twice. A reply lost after DynamoDB committed may consume once.
+//
+// In the steady state of one instance the guess is exact, so a decision is one round
+// trip, allowed or denied, 1 write unit and 0 read units for items under 1 KB.
+//
+// # Several counters: one transaction
+//
+// A decision over several counters (a route's rules and the tenant's, each scope its
+// own key and item) is one TransactWriteItems holding, per item, the Update that the
+// single-counter path would send: the condition and update built from that key's
+// guess, with ReturnValuesOnConditionCheckFailure ALL_OLD. DynamoDB applies all of
+// them or none, so the request is consumed from every counter or from none. The Counters
+// runs limiter.DecideAll on copies of the guesses first:
+//
+//   - When the guesses allow, it sends the writes. A transaction returns no item
+//     values, so on success the answer is DecideAll's on the guesses, and the consumed
+//     copies become the next guesses. Every condition held, so the admission is exact
+//     and every rule was in its guessed branch (the same window, a bucket full or
+//     not). With one instance per key the guesses are the stored states, and the
+//     answer is the limiter's exactly. Writes by other instances since this one last
+//     saw an item are missing from its answer: Remaining is too high by at most the
+//     cost they admitted on that counter since (for a sliding window, in its current
+//     window), a bucket's Reset and a leaky bucket's Delay are early by at most that
+//     cost's emission intervals, and Rule, Limit and RuleReset name the rule with the
+//     least Remaining as this instance sees it. Allowed is exact, and so is the Reset
+//     of fixed windows, sliding windows and logs (the condition pins the window and
+//     the clock).
+//   - When a guess denies, the write is a probe: the same transaction with every
+//     condition one that cannot hold, so DynamoDB cancels it and returns every item.
+//     The denial is DecideAll's on the true states, exact, in one round trip; when
+//     the true states allow after all, the Counters retries with them.
+//   - When some condition fails, DynamoDB cancels the transaction
+//     (TransactionCanceledException) and each ConditionalCheckFailed reason carries
+//     its item as it was: those true states become the guesses. When one of those
+//     counters denies on its true state, the request is denied at once, nothing
+//     written (the other counters' decisions come from their guesses, off as above);
+//     otherwise the Counters retries. A TransactionConflict reason (another transaction
+//     holds the item) is retried too; ThrottlingError and ProvisionedThroughputExceeded
+//     are ErrThrottled, and other reasons an error.
+//
+// Attempts are bounded as for one counter (3, then ErrContention), SDK retries are off,
+// and a reply lost after DynamoDB committed may consume once. An UpdateItem on an item
+// that a transaction holds fails with TransactionConflictException; the single-counter
+// path retries it like a failed condition. Concurrent transactions on one item
+// conflict where concurrent ADDs would not, so one tenant-scope item decided by many
+// instances at once is where contention shows first.
+//
+// # Limits and costs
+//
+// DynamoDB performs two underlying writes of every item of a transaction (prepare and
+// commit): a decision over n counters whose items are under 1 KB costs 2n write units
+// (4 for 2 counters, 6 for 3), against 1 for one counter.
+//
+// A sliding_log rule keeps its entries in the item: its limit is capped at MaxLogLimit
+// (1000). Counters.CheckRule (store.RuleChecker) says so, for config to be refused
+// when it is written; Decide refuses such a set with ErrUnsupported. An entry costs about 25 bytes, so an item stays under 1 KB (1 write unit per
+// decision) while a log holds fewer than about 30 distinct instants in its period, and
+// a full log of 1000 costs about 25 write units per decision.
+//
+// # Clocks
+//
+// The caller's clock is the clock. With instances whose clocks differ by at most d, the
+// state's l attribute carries the latest clock seen, so an instance that is behind uses
+// the leader's time (no extra refill), and the overshoot is what the fastest clock
+// grants early: at most d x limit/period requests for a bucket (a one-off, not per
+// period), and a fixed or sliding window that opens up to d early.
+//
+// Items carry expires_at (epoch seconds) for DynamoDB TTL: the real time now plus how
+// long the state stays live past the decision's instant (limiter.Set.IdleAt, an upper
+// bound for buckets), plus a margin. It follows the real clock because DynamoDB deletes
+// on its own clock, whatever instant the caller passed. TTL deletion is lazy, and an
+// expired item still read is harmless: its state is equivalent to a new key's.
+//
+// # Tenants
+//
+// Tenants, the store.Tenants, writes conditionally on the tenant's version.
+//
+// One table with a string partition key "pk" (CreateTable makes it) holds two kinds of
+// items:
+//
+//	pk = "tenant#<id>"   doc (S): the tenant JSON; version (N): the condition of every
+//	                     write; keys (M): key id -> key record JSON, the tenant's keys;
+//	                     keyrev (N): bumped when a key is added or deleted
+//	pk = "key#<sha256>"  doc (S): the key record JSON; tenant (S): its tenant id
+//
+// Replace is one UpdateItem conditioned on version, with ALL_OLD returned on failure to
+// tell a missing tenant from a stale version without a read. Key writes are
+// transactions (TransactWriteItems) over the key item and its tenant item, so the
+// tenant's list and the lookup items never disagree; Delete removes the tenant and all
+// its key items in one transaction conditioned on version and keyrev, so a key added
+// meanwhile cannot outlive it. LookupKey is one strongly consistent GetItem by hash:
+// a revocation takes effect at once.
+//
+// List is a strongly consistent Scan filtered on the "tenant#" prefix: the order is
+// DynamoDB's (stable, not by id), and the page token encodes the key the scan resumes
+// after, as LastEvaluatedKey does. A scan reads the key items too: List costs grow
+// with the table, which suits an admin API over thousands of tenants, not more.
+//
+// The SDK client is passed in; for DynamoDB Local, build it with BaseEndpoint set (or
+// AWS_ENDPOINT_URL_DYNAMODB). Point-in-time recovery belongs to the deployment
+// template, not to CreateTable.
+package dynamodb

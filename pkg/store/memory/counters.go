@@ -1,0 +1,202 @@
+package memory
+
+import (
+	"context"
+	"hash/maphash"
+	"slices"
+	"sync"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+)
+
+var _ store.Counters = (*Counters)(nil)
+
+// CountersConfig configures a Counters. Its zero value means the defaults.
+type CountersConfig struct {
+	// Shards is the number of independently locked partitions of the keys; 0 means 64.
+	Shards int
+}
+
+// minSweep is the shard size below which no sweep runs.
+const minSweep = 1024
+
+// Counters is the in-memory store.Counters. Create it with New.
+type Counters struct {
+	seed   maphash.Seed
+	shards []shard
+}
+
+type shard struct {
+	mu      sync.Mutex
+	keys    map[string]*entry
+	sweepAt int
+	_       [40]byte // keep shards' locks on separate cache lines
+}
+
+// entry is one key's state, for the set it was last decided with.
+type entry struct {
+	set    *limiter.Set
+	states []limiter.State
+	idle   int64 // limiter.Set.IdleAt after the last allowed request; 0: holds nothing
+}
+
+// NewCounters returns an empty Counters.
+func NewCounters(cfg CountersConfig) *Counters {
+	n := cfg.Shards
+	if n <= 0 {
+		n = 64
+	}
+	s := &Counters{seed: maphash.MakeSeed(), shards: make([]shard, n)}
+	for i := range s.shards {
+		s.shards[i].keys = map[string]*entry{}
+		s.shards[i].sweepAt = minSweep
+	}
+	return s
+}
+
+func (s *Counters) shard(key string) *shard { return &s.shards[s.shardIndex(key)] }
+
+func (s *Counters) shardIndex(key string) int {
+	return int(maphash.String(s.seed, key) % uint64(len(s.shards)))
+}
+
+// Decide decides a request of cost against every counter of cs at now, atomically; see
+// store.Counters. It holds the locks of the counters' shards, taken in ascending order
+// (so that two decisions never wait for each other), while it decides.
+func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
+	if err := store.CheckCounters(cs, now, cost, outs); err != nil {
+		return err
+	}
+	var idx, order [store.MaxCounters]int
+	locked := s.lock(cs, idx[:len(cs)], order[:0])
+	defer s.unlock(locked)
+	var sets [store.MaxCounters]*limiter.Set
+	var states [store.MaxCounters][]limiter.State
+	var entries [store.MaxCounters]*entry
+	for i, c := range cs { // sweep first: a sweep may delete an entry just created
+		if sh := &s.shards[idx[i]]; sh.keys[c.Key] == nil {
+			sh.sweep(now)
+		}
+	}
+	for i, c := range cs {
+		entries[i] = s.shards[idx[i]].entry(c.Key, c.Set)
+		sets[i], states[i] = c.Set, entries[i].states
+	}
+	allowed, err := limiter.DecideAll(sets[:len(cs)], states[:len(cs)], now, cost, outs)
+	if err == nil && allowed {
+		for i := range cs {
+			entries[i].idle = cs[i].Set.IdleAt(entries[i].states)
+		}
+	}
+	return err
+}
+
+// lock locks the shards of cs's keys in ascending order, each once, writing each
+// counter's shard index into idx; it returns the locked indexes, appended to order,
+// for unlock.
+func (s *Counters) lock(cs []store.Counter, idx, order []int) []int {
+	for i, c := range cs {
+		idx[i] = s.shardIndex(c.Key)
+		if !slices.Contains(order, idx[i]) {
+			order = append(order, idx[i])
+		}
+	}
+	slices.Sort(order)
+	for _, i := range order {
+		s.shards[i].mu.Lock()
+	}
+	return order
+}
+
+func (s *Counters) unlock(order []int) {
+	for _, i := range order {
+		s.shards[i].mu.Unlock()
+	}
+}
+
+// entry returns key's entry, created for set when new and moved to set when it was
+// decided with another; the shard's lock is held.
+func (sh *shard) entry(key string, set *limiter.Set) *entry {
+	e := sh.keys[key]
+	if e == nil {
+		e = &entry{set: set, states: set.NewStates()}
+		sh.keys[key] = e
+	} else if e.set != set {
+		e.adopt(set)
+	}
+	return e
+}
+
+// Peek reports what a request of cost 1 would get; see store.Counters.
+func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
+	if err := store.CheckRequest(key, set, now, 1); err != nil {
+		return limiter.Decision{}, err
+	}
+	sh := s.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e := sh.keys[key]
+	if e == nil {
+		var fresh [limiter.MaxRules]limiter.State
+		return set.Peek(fresh[:set.Len()], now, outs)
+	}
+	if e.set != set {
+		e.adopt(set)
+	}
+	return set.Peek(e.states, now, outs)
+}
+
+// Reset forgets key's state.
+func (s *Counters) Reset(ctx context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	sh := s.shard(key)
+	sh.mu.Lock()
+	delete(sh.keys, key)
+	sh.mu.Unlock()
+	return nil
+}
+
+// Len returns the number of keys held, idle ones not yet swept included.
+func (s *Counters) Len() int {
+	n := 0
+	for i := range s.shards {
+		s.shards[i].mu.Lock()
+		n += len(s.shards[i].keys)
+		s.shards[i].mu.Unlock()
+	}
+	return n
+}
+
+// sweep deletes the keys idle at now once the shard has doubled since the last sweep,
+// so that memory follows the keys in use at an amortised O(1) per new key.
+func (sh *shard) sweep(now int64) {
+	if len(sh.keys) < sh.sweepAt {
+		return
+	}
+	for k, e := range sh.keys {
+		if e.idle <= now {
+			delete(sh.keys, k)
+		}
+	}
+	sh.sweepAt = max(2*len(sh.keys), minSweep)
+}
+
+// adopt moves the entry to a new set: each rule keeps the state of the old rule with the
+// same limiter.Rule.StateID and starts afresh otherwise.
+func (e *entry) adopt(set *limiter.Set) {
+	states := set.NewStates()
+	for i := range states {
+		id := set.Rule(i).StateID()
+		for j := range e.set.Len() {
+			if e.set.Rule(j).StateID() == id {
+				states[i] = e.states[j]
+				break
+			}
+		}
+	}
+	e.set, e.states = set, states
+	e.idle = set.IdleAt(states)
+}

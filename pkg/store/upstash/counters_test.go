@@ -1,0 +1,49 @@
+package upstash
+
+import (
+	"os"
+
+	"net/http"
+	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/storetest"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
+)
+
+// newTestStore connects to the local Upstash-compatible server in front of a real
+// redis-server that `make test` starts.
+func newTestStore(t testing.TB, transport *testenv.CountingTransport) *Counters {
+	t.Helper()
+	url, token := testenv.UpstashURL(t)
+	cfg := upstashrest.Config{URL: url, Token: token}
+	if transport != nil {
+		transport.Next = http.DefaultTransport
+		cfg.HTTPClient = &http.Client{Transport: transport}
+	}
+	c, err := upstashrest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewCounters(c, CountersConfig{})
+}
+
+func TestStoreConformance(t *testing.T) {
+	storetest.RunCounters(t, newTestStore(t, nil), storetest.CountersOptions{})
+}
+
+func TestMain(m *testing.M) {
+	storetest.MaybeChild(func() (store.Counters, error) {
+		c, err := upstashrest.NewClient(upstashrest.Config{URL: os.Getenv(testenv.EnvUpstashURL), Token: os.Getenv(testenv.EnvUpstashToken)})
+		if err != nil {
+			return nil, err
+		}
+		return NewCounters(c, CountersConfig{}), nil
+	})
+	os.Exit(m.Run())
+}
+
+func TestStoreExactAcrossProcesses(t *testing.T) {
+	storetest.Exactness(t, newTestStore(t, nil))
+}

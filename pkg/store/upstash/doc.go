@@ -1,0 +1,28 @@
+// Package upstash is the storage over Upstash Redis, Counters and Tenants, through
+// the project's REST client (pkg/upstashrest). Every write is a Lua script (the .lua
+// files beside this package's Go), which declares in KEYS every key it touches, as
+// Upstash's per-key locking requires.
+//
+// Counters, the store.Counters, decides a request with one script call, decide.lua
+// (embedded), over every counter of the request: one EVALSHA, so one HTTP request when
+// the server's script cache is warm. KEYS declares every key the script touches (Upstash's key locking
+// requires it): each counter's hash, then the sorted set of each sliding_log rule.
+// The script evaluates every rule of every counter before it writes anything, and
+// writes to all of them only when all allow. It answers 5 integers per rule, counter
+// after counter, which Counters checks (their number and each outcome: a wrong reply
+// is upstashrest.ErrMalformedReply) and folds per counter with limiter.Set.Combine.
+// Peek is the same script over one counter in peek mode.
+//
+// Tenants, the store.Tenants, keeps its layout under a prefix (default "el:t:"):
+//
+//	PREFIX tenant:<id>   hash: doc (the tenant JSON), version, keyrev (bumped when a key
+//	                     is added or deleted)
+//	PREFIX keys:<id>     hash: key id -> key record JSON, the tenant's keys
+//	PREFIX key:<sha256>  string: the key record JSON, for lookups by hash
+//	PREFIX ids           sorted set of tenant ids, all scores 0, for List by id
+//
+// Versions are compared in the scripts as the decimal strings they are stored as. List
+// pages through the ids with ZRANGE BYLEX and fetches the tenants in one pipeline, in
+// order of id. Deleting a tenant reads its keys, then deletes everything in one script
+// conditioned on version and keyrev, so no key added meanwhile outlives it.
+package upstash

@@ -1,0 +1,144 @@
+package upstash
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// readKeys reads the tenant's version, keyrev and key records in one transaction.
+func (s *Tenants) readKeys(ctx context.Context, id string) (KeyState, error) {
+	if !tenant.ValidID(id) {
+		return KeyState{}, store.ErrNotFound
+	}
+	st, err := s.c.KeyState(ctx, s.l.Tenant(id), s.l.Keys(id))
+	if err != nil {
+		return KeyState{}, s.fail("read the keys of "+id, err)
+	}
+	if !st.Found {
+		return KeyState{}, store.ErrNotFound
+	}
+	return st, nil
+}
+
+// Delete removes the tenant and its keys in one script, conditioned on the version
+// and on the keyrev read with the keys.
+func (s *Tenants) Delete(ctx context.Context, id string, ifVersion int64) error {
+	for range maxAttempts {
+		st, err := s.readKeys(ctx, id)
+		if err != nil {
+			return err
+		}
+		if st.Version != strconv.FormatInt(ifVersion, 10) {
+			return store.ErrVersionConflict
+		}
+		keys, err := s.l.DeleteKeys(id, st.Keys)
+		if err != nil {
+			return err
+		}
+		if err := s.run(ctx, deleteScript, keys, st.Version, st.Keyrev, id); err != ErrRetry {
+			return s.maybeFail("delete "+id, err)
+		}
+	}
+	return ErrBusy
+}
+
+// maybeFail is fail for an error that may be nil.
+func (s *Tenants) maybeFail(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return s.fail(what, err)
+}
+
+// PutKey stores a new key record and lists it on its tenant in one script.
+func (s *Tenants) PutKey(ctx context.Context, rec apikey.Record) error {
+	if err := store.CheckRecord(rec); err != nil {
+		return err
+	}
+	doc, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	err = s.run(ctx, putKeyScript, s.l.KeyKeys(rec.TenantID, rec.Hash), rec.KeyID, string(doc), strconv.Itoa(store.MaxKeysPerTenant))
+	return s.maybeFail("put key "+rec.KeyID, err)
+}
+
+// LookupKey reads the key record by hash.
+func (s *Tenants) LookupKey(ctx context.Context, hash string) (apikey.Record, error) {
+	if !apikey.ValidHash(hash) {
+		return apikey.Record{}, store.ErrNotFound
+	}
+	doc, ok, err := s.c.Get(ctx, s.l.Record(hash))
+	if err != nil {
+		return apikey.Record{}, s.fail("lookup key", err)
+	}
+	if !ok {
+		return apikey.Record{}, store.ErrNotFound
+	}
+	rec, err := store.DecodeRecord(doc)
+	if err != nil {
+		return apikey.Record{}, err
+	}
+	return store.FinishLookup(rec, hash)
+}
+
+// ListKeys reads the tenant's hash of keys.
+func (s *Tenants) ListKeys(ctx context.Context, tenantID string) ([]apikey.Record, error) {
+	st, err := s.readKeys(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	return store.DecodeRecords(st.Keys)
+}
+
+// RevokeKey rewrites the record, when it is still the one read.
+func (s *Tenants) RevokeKey(ctx context.Context, tenantID, keyID string, at int64) error {
+	return s.changeKey(ctx, tenantID, keyID, func(rec apikey.Record) (string, bool, error) {
+		if rec.Revoked {
+			return "", false, nil
+		}
+		doc, err := json.Marshal(rec.Revoke(at))
+		return string(doc), true, err
+	})
+}
+
+// DeleteKey deletes the record, when it is still the one read.
+func (s *Tenants) DeleteKey(ctx context.Context, tenantID, keyID string) error {
+	return s.changeKey(ctx, tenantID, keyID, func(apikey.Record) (string, bool, error) { return "", true, nil })
+}
+
+// changeKey reads the tenant's record of keyID, asks plan for its new JSON ("" to
+// delete it; change false: nothing to do) and writes it with changekey.lua, reading
+// again when the record changed in between.
+func (s *Tenants) changeKey(ctx context.Context, tenantID, keyID string, plan func(apikey.Record) (doc string, change bool, err error)) error {
+	if !apikey.ValidKeyID(keyID) {
+		return store.ErrNotFound
+	}
+	for range maxAttempts {
+		st, err := s.readKeys(ctx, tenantID)
+		if err != nil {
+			return err
+		}
+		old, ok := st.Keys[keyID]
+		if !ok {
+			return store.ErrNotFound
+		}
+		rec, err := store.DecodeRecord(old)
+		if err != nil {
+			return err
+		}
+		doc, change, err := plan(rec)
+		if err != nil || !change {
+			return err
+		}
+		if err := s.run(ctx, changeKeyScript, s.l.KeyKeys(tenantID, rec.Hash), keyID, old, doc); err != ErrRetry {
+			return s.maybeFail("change key "+keyID, err)
+		}
+	}
+	return ErrBusy
+}

@@ -1,0 +1,108 @@
+package upstash
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/storetest"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
+)
+
+// newClient connects to the local Upstash-compatible server in front of a real
+// redis-server that `make test` starts.
+func newClient(t *testing.T) *upstashrest.Client {
+	t.Helper()
+	url, token := testenv.UpstashURL(t)
+	c, err := upstashrest.NewClient(upstashrest.Config{URL: url, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// newTestTenants returns a Tenants under a key prefix of its own, whose keys are deleted
+// after the test.
+func newTestTenants(t *testing.T) store.Tenants {
+	t.Helper()
+	c := newClient(t)
+	var b [6]byte
+	rand.Read(b[:])
+	s := NewTenants(c, TenantsConfig{Prefix: "el:t:test-" + hex.EncodeToString(b[:]) + ":"})
+	t.Cleanup(func() {
+		for _, key := range scanKeys(t, s) {
+			if _, err := c.Do(context.Background(), "DEL", key); err != nil {
+				t.Errorf("DEL %s: %v", key, err)
+			}
+		}
+	})
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.RunTenants(t, storetest.TenantsConfig{New: newTestTenants, Dump: dump})
+}
+
+// scanKeys lists the store's Redis keys with SCAN.
+func scanKeys(t *testing.T, s *Tenants) []string {
+	var keys []string
+	cursor := "0"
+	for range 10000 {
+		r, err := s.c.(restConn).c.Do(context.Background(), "SCAN", cursor, "MATCH", s.l.Prefix+"*", "COUNT", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts, err := r.Array()
+		if err != nil || len(parts) != 2 {
+			t.Fatalf("SCAN reply %v: %v", r, err)
+		}
+		cursor, _ = parts[0].String()
+		batch, err := stringsOf(parts[1], false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, batch...)
+		if cursor == "0" {
+			return keys
+		}
+	}
+	t.Fatal("SCAN never ended")
+	return nil
+}
+
+// dump reads every key of the store with SCAN and the read command of its type.
+func dump(t *testing.T, st store.Tenants) []string {
+	s := st.(*Tenants)
+	var out []string
+	for _, key := range scanKeys(t, s) {
+		out = append(out, key)
+		typ, err := s.c.(restConn).c.Do(t.Context(), "TYPE", key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := typ.String()
+		read := map[string][]any{
+			"string": {"GET", key}, "hash": {"HGETALL", key}, "zset": {"ZRANGE", key, 0, -1, "WITHSCORES"},
+		}[name]
+		if read == nil {
+			t.Fatalf("key %s has the unexpected type %q", key, name)
+		}
+		r, err := s.c.(restConn).c.Do(t.Context(), read...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := r.String(); err == nil {
+			out = append(out, v)
+			continue
+		}
+		vals, err := stringsOf(r, false)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		out = append(out, vals...)
+	}
+	return out
+}

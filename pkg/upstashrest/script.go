@@ -1,0 +1,78 @@
+package upstashrest
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
+)
+
+// KeyLockingShebang is the first line that lets Upstash run a script under
+// per-key locks instead of its global script lock. The script must then declare
+// in KEYS every key it touches.
+const KeyLockingShebang = "#!lua flags=allow-key-locking\n"
+
+// Script is a Lua script run with EVALSHA, falling back to EVAL. It holds the two
+// texts a client may send (plain, and with KeyLockingShebang) and their SHA1s,
+// computed once. A Script is immutable and safe for concurrent use.
+type Script struct {
+	plain, locked scriptText
+}
+
+type scriptText struct {
+	body string // the text sent with EVAL
+	sha  string // its SHA1, hex, sent with EVALSHA
+}
+
+func newScriptText(body string) scriptText {
+	sum := sha1.Sum([]byte(body))
+	return scriptText{body: body, sha: hex.EncodeToString(sum[:])}
+}
+
+// NewScript returns a Script for the Lua source src. A source that already
+// starts with a shebang ("#!") is sent as written, with or without KeyLocking.
+func NewScript(src string) *Script {
+	s := &Script{plain: newScriptText(src), locked: newScriptText(KeyLockingShebang + src)}
+	if strings.HasPrefix(src, "#!") {
+		s.locked = s.plain
+	}
+	return s
+}
+
+// Source returns the Lua source given to NewScript.
+func (s *Script) Source() string { return s.plain.body }
+
+// Text returns the text sent with EVAL: the source, after KeyLockingShebang when
+// keyLocking is set.
+func (s *Script) Text(keyLocking bool) string { return s.text(keyLocking).body }
+
+// SHA1 returns the hex SHA1 of Text(keyLocking), the name EVALSHA sends.
+func (s *Script) SHA1(keyLocking bool) string { return s.text(keyLocking).sha }
+
+func (s *Script) text(keyLocking bool) scriptText {
+	if keyLocking {
+		return s.locked
+	}
+	return s.plain
+}
+
+// Eval runs the script with EVALSHA sha numkeys keys... args..., and when the
+// server answers NOSCRIPT (its script cache does not hold it), sends EVAL with the
+// text in the same call: one round trip when the cache is warm, two when it is
+// cold. The fallback is not a retry: NOSCRIPT means the script did not run. The
+// text and SHA follow Config.KeyLocking.
+func (c *Client) Eval(ctx context.Context, s *Script, keys []string, args ...any) (Reply, error) {
+	t := s.text(c.keyLocking)
+	cmd := make([]any, 0, 3+len(keys)+len(args))
+	cmd = append(cmd, "EVALSHA", t.sha, len(keys))
+	for _, k := range keys {
+		cmd = append(cmd, k)
+	}
+	cmd = append(cmd, args...)
+	r, err := c.Do(ctx, cmd...)
+	if !IsNoScript(err) {
+		return r, err
+	}
+	cmd[0], cmd[1] = "EVAL", t.body
+	return c.Do(ctx, cmd...)
+}
