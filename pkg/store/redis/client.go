@@ -92,6 +92,18 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// ParseAddrs reads a comma-separated list of host:port, as EDGELIMIT_REDIS_ADDR holds
+// it ("127.0.0.1:6379", or a cluster's nodes "a:6379,b:6379").
+func ParseAddrs(s string) ([]string, error) {
+	var addrs []string
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	return addrs, checkAddrs(addrs)
+}
+
 func checkAddrs(addrs []string) error {
 	if len(addrs) == 0 {
 		return errors.New("no address: want host:port")
