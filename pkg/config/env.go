@@ -36,6 +36,14 @@ const (
 	EnvDefaultRules     = "EDGELIMIT_DEFAULT_RULES"
 	EnvDynamoDBEndpoint = "AWS_ENDPOINT_URL_DYNAMODB"
 	EnvSecretsEndpoint  = "AWS_ENDPOINT_URL_SECRETS_MANAGER"
+
+	EnvRedisAddr      = "EDGELIMIT_REDIS_ADDR" // host:port, or several (a cluster's), comma-separated
+	EnvRedisCluster   = "EDGELIMIT_REDIS_CLUSTER"
+	EnvRedisTLS       = "EDGELIMIT_REDIS_TLS"
+	EnvRedisUsername  = "EDGELIMIT_REDIS_USERNAME"
+	EnvRedisToken     = "EDGELIMIT_REDIS_AUTH_TOKEN"
+	EnvRedisSecretARN = "EDGELIMIT_REDIS_AUTH_TOKEN_SECRET_ARN"
+	EnvRedisPrefix    = "EDGELIMIT_REDIS_PREFIX"
 )
 
 // The backends.
@@ -43,12 +51,13 @@ const (
 	BackendMemory   = "memory"
 	BackendDynamoDB = "dynamodb"
 	BackendUpstash  = "upstash"
+	BackendRedis    = "redis"
 )
 
 // Config is the environment, parsed and checked. Zero durations and empty strings mean
 // the defaults of the packages they configure.
 type Config struct {
-	Backend          string // memory (the default), dynamodb or upstash
+	Backend          string // memory (the default), dynamodb, upstash or redis
 	TenantsTable     string
 	CountersTable    string
 	TenantsFile      string
@@ -68,6 +77,7 @@ type Config struct {
 	DefaultRules     []limiter.Rule // for tenants created without rules (the admin API)
 	DynamoDBEndpoint string
 	SecretsEndpoint  string
+	Redis            Redis
 }
 
 // Load reads the configuration through getenv (os.Getenv in the functions) and checks
@@ -86,7 +96,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.Backend == "" {
 		c.Backend = BackendMemory
 	}
-	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.parseRules, c.checkBackend}
+	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.parseRules, c.parseRedis, c.checkBackend}
 	for _, step := range steps {
 		if err := step(get); err != nil {
 			return Config{}, err
@@ -127,7 +137,7 @@ func (c *Config) parseChoices(get func(string) string) error {
 		name, value string
 		allowed     []string
 	}{
-		{EnvBackend, c.Backend, []string{BackendMemory, BackendDynamoDB, BackendUpstash}},
+		{EnvBackend, c.Backend, []string{BackendMemory, BackendDynamoDB, BackendUpstash, BackendRedis}},
 		{EnvHTTPAPIResponse, c.HTTPAPIResponse, []string{"", "simple", "iam"}},
 		{EnvFailMode, string(c.FailMode), []string{"", "open", "closed"}},
 		{EnvUsageIdentifier, c.UsageIdentifier, []string{"", "none", "api-key"}},
@@ -216,6 +226,10 @@ func (c *Config) checkBackend(func(string) string) error {
 		}
 		if c.UpstashToken == "" && c.UpstashSecretARN == "" {
 			return fmt.Errorf("config: %s or %s is required with %s=upstash", EnvUpstashToken, EnvUpstashSecretARN, EnvBackend)
+		}
+	case BackendRedis:
+		if len(c.Redis.Addrs) == 0 {
+			return fmt.Errorf("config: %s is required with %s=redis", EnvRedisAddr, EnvBackend)
 		}
 	}
 	return nil

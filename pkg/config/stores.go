@@ -28,7 +28,8 @@ type Options struct {
 }
 
 // Build makes the stores of c. It makes no request to a store, except to read the
-// Upstash token from Secrets Manager when that is how it is configured.
+// Upstash or Redis token from Secrets Manager when that is how it is configured, and
+// to open the Redis connections (once, at a function's init; reused after).
 func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	var (
 		st  *Stores
@@ -39,6 +40,8 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st, err = c.buildDynamoDB(ctx, opts)
 	case BackendUpstash:
 		st, err = c.buildUpstash(ctx, opts)
+	case BackendRedis:
+		st, err = c.buildRedis(ctx, opts)
 	default:
 		st = &Stores{Tenants: memory.NewTenants(), Counters: memory.NewCounters(memory.CountersConfig{})}
 	}
@@ -71,7 +74,7 @@ func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error)
 	token := c.UpstashToken
 	if token == "" {
 		var err error
-		if token, err = c.readSecret(ctx, opts); err != nil {
+		if token, err = c.readSecret(ctx, opts, EnvUpstashSecretARN, c.UpstashSecretARN); err != nil {
 			return nil, err
 		}
 	}
