@@ -54,7 +54,7 @@ var devDefaults = map[string]string{config.EnvConfigTTL: "0", config.EnvLatencyB
 // devOptions are what `edgelimit dev` is given.
 type devOptions struct {
 	listen, upstream, backend string
-	redis                     string // EDGELIMIT_REDIS_ADDR
+	redis                     string              // EDGELIMIT_REDIS_ADDR
 	getenv                    func(string) string // os.Getenv
 }
 
