@@ -37,14 +37,7 @@ const gcraStep = 10 // microseconds
 // decisions/s and allocs/op. BenchmarkGCRAPaired compares the medians under one load;
 // BenchmarkScriptTime the time of both scripts inside Redis.
 func BenchmarkGCRA(b *testing.B) {
-	sides := gcraSides(b)
-	for _, callers := range []int{1, 16} {
-		for i, name := range []string{"edgelimit", "redis_rate"} {
-			b.Run(fmt.Sprintf("%s/callers=%d", name, callers), func(b *testing.B) {
-				storetest.BenchCallers(b, callers, sides[i])
-			})
-		}
-	}
+	benchEach(b, [2]string{"edgelimit", "redis_rate"}, gcraSides(b))
 }
 
 // BenchmarkGCRAPaired is BenchmarkGCRA with the two taking turns in short phases (each
@@ -53,21 +46,40 @@ func BenchmarkGCRA(b *testing.B) {
 // (edgelimit-p50-us, redis_rate-p50-us) and ours/theirs (p50-ratio), at 1 and 16
 // callers. b.N counts the decisions of each.
 func BenchmarkGCRAPaired(b *testing.B) {
-	sides := gcraSides(b)
+	benchTurns(b, [2]string{"edgelimit", "redis_rate"}, gcraSides(b))
+}
+
+// side is one decision of a benchmark, by caller key and call number.
+type side = func(ctx context.Context, key string, i int) error
+
+// benchEach runs each side alone (storetest.BenchCallers), at 1 and 16 callers.
+func benchEach(b *testing.B, names [2]string, sides [2]side) {
+	for _, callers := range []int{1, 16} {
+		for i, name := range names {
+			b.Run(fmt.Sprintf("%s/callers=%d", name, callers), func(b *testing.B) {
+				storetest.BenchCallers(b, callers, sides[i])
+			})
+		}
+	}
+}
+
+// benchTurns runs the sides taking turns (takeTurns), at 1 and 16 callers, and reports
+// the median latency of each and the first's over the second's.
+func benchTurns(b *testing.B, names [2]string, sides [2]side) {
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
 			lat := takeTurns(b, callers, sides)
-			o, t := median(lat[0]), median(lat[1])
-			b.ReportMetric(o, "edgelimit-p50-us")
-			b.ReportMetric(t, "redis_rate-p50-us")
-			b.ReportMetric(o/t, "p50-ratio")
+			first, second := median(lat[0]), median(lat[1])
+			b.ReportMetric(first, names[0]+"-p50-us")
+			b.ReportMetric(second, names[1]+"-p50-us")
+			b.ReportMetric(first/second, "p50-ratio")
 		})
 	}
 }
 
 // gcraSides returns one allowed decision of gcraRule by our Counters and one by
 // redis_rate, both on the test redis-server; a denial is an error.
-func gcraSides(b *testing.B) [2]func(ctx context.Context, key string, i int) error {
+func gcraSides(b *testing.B) [2]side {
 	addr := testenv.RedisAddr(b)
 	st := NewCounters(newTestClient(b, Config{Addrs: []string{addr}}), CountersConfig{})
 	set := storetest.Set(b, nil, gcraRule)
@@ -75,7 +87,7 @@ func gcraSides(b *testing.B) [2]func(ctx context.Context, key string, i int) err
 	b.Cleanup(func() { rdb.Close() })
 	peer := redis_rate.NewLimiter(rdb)
 	at := limiter.Micros(time.Now())
-	return [2]func(ctx context.Context, key string, i int) error{
+	return [2]side{
 		func(ctx context.Context, key string, i int) error {
 			d, err := store.DecideOne(ctx, st, key, set, at+int64(i)*gcraStep, 1)
 			if err == nil && !d.Allowed {
@@ -99,7 +111,7 @@ const phaseLen = 25
 // takeTurns runs b.N calls of each side among callers goroutines (each with a key of
 // its own), the sides taking turns of phaseLen calls per caller, and returns the
 // latency of every call of each side.
-func takeTurns(b *testing.B, callers int, sides [2]func(ctx context.Context, key string, i int) error) [2][]time.Duration {
+func takeTurns(b *testing.B, callers int, sides [2]side) [2][]time.Duration {
 	ctx := context.Background()
 	var lat [2][]time.Duration
 	lat[0], lat[1] = make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)

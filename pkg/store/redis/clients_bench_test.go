@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -15,39 +14,23 @@ import (
 )
 
 // BenchmarkClients is how the client was chosen: decide.lua, with the same KEYS and
-// ARGV, through go-redis v9 and through rueidis to the same redis-server, each as it is
+// ARGV, through rueidis and through go-redis v9 to the same redis-server, each as it is
 // used (go-redis takes the arguments as they are, rueidis as strings), at 1 and 16
 // callers: decisions/s, latency and allocs/op. BenchmarkClientsPaired compares the
-// medians under one load.
+// medians under one load (p50-ratio: rueidis over go-redis).
 func BenchmarkClients(b *testing.B) {
-	sides := clientSides(b)
-	for _, callers := range []int{1, 16} {
-		for i, name := range []string{"go-redis", "rueidis"} {
-			b.Run(fmt.Sprintf("%s/callers=%d", name, callers), func(b *testing.B) {
-				storetest.BenchCallers(b, callers, sides[i])
-			})
-		}
-	}
+	benchEach(b, [2]string{"rueidis", "go-redis"}, clientSides(b))
 }
 
 // BenchmarkClientsPaired is BenchmarkClients with the two clients taking turns (see
-// BenchmarkGCRAPaired): the median latency of each, and rueidis/go-redis.
+// BenchmarkGCRAPaired).
 func BenchmarkClientsPaired(b *testing.B) {
-	sides := clientSides(b)
-	for _, callers := range []int{1, 16} {
-		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
-			lat := takeTurns(b, callers, sides)
-			g, r := median(lat[0]), median(lat[1])
-			b.ReportMetric(g, "go-redis-p50-us")
-			b.ReportMetric(r, "rueidis-p50-us")
-			b.ReportMetric(r/g, "p50-ratio")
-		})
-	}
+	benchTurns(b, [2]string{"rueidis", "go-redis"}, clientSides(b))
 }
 
-// clientSides returns one decision by go-redis and one by rueidis, of the same script
+// clientSides returns one decision by rueidis and one by go-redis, of the same script
 // with the same arguments on the test redis-server.
-func clientSides(b *testing.B) [2]func(ctx context.Context, key string, i int) error {
+func clientSides(b *testing.B) [2]side {
 	addr := testenv.RedisAddr(b)
 	set := storetest.Set(b, nil, `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`)
 	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
@@ -63,14 +46,14 @@ func clientSides(b *testing.B) [2]func(ctx context.Context, key string, i int) e
 	args := func(key string, i int) ([]string, []any) {
 		return upstash.DecideArgs([]store.Counter{{Key: key, Set: set}}, at+int64(i)*100, 1, true, 0)
 	}
-	return [2]func(ctx context.Context, key string, i int) error{
-		func(ctx context.Context, key string, i int) error {
-			keys, argv := args(key, i)
-			return gs.Run(ctx, gr, keys, argv...).Err()
-		},
+	return [2]side{
 		func(ctx context.Context, key string, i int) error {
 			keys, argv := args(key, i)
 			return rs.Exec(ctx, rc, keys, stringArgs(argv)).Error()
+		},
+		func(ctx context.Context, key string, i int) error {
+			keys, argv := args(key, i)
+			return gs.Run(ctx, gr, keys, argv...).Err()
 		},
 	}
 }
