@@ -10,7 +10,9 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/memory"
+	"github.com/edgelimit/edgelimit/pkg/store/storetest"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -84,4 +86,29 @@ func TestServerStoppedMidRun(t *testing.T) {
 		t.Logf("attempt %d after the restart: %+v", attempt+1, res)
 	}
 	t.Fatal("the server is back but the answers are still the fail mode's")
+}
+
+// TestUnreachableAtStart: a Client made while its server is down (a cold start during
+// an outage) is made all the same; its commands fail until the server is up, and then
+// succeed, with no new Client.
+func TestUnreachableAtStart(t *testing.T) {
+	srv := testenv.StartRedisServer(t, testenv.RedisServerConfig{})
+	srv.Stop()
+	c, err := NewClient(Config{Addrs: []string{srv.Addr}, DialTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("NewClient with the server down: %v, want a Client that connects later", err)
+	}
+	t.Cleanup(c.Close)
+	counters := NewCounters(c, CountersConfig{})
+	set := storetest.Set(t, nil, `{"algorithm": "token_bucket", "limit": 5, "period": "1s"}`)
+	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := store.DecideOne(ctx, counters, storetest.Key(t, "k"), set, at, 1); err == nil {
+		t.Fatal("a decision with the server down succeeded")
+	}
+	srv.Start()
+	if d, err := store.DecideOne(ctx, counters, storetest.Key(t, "k"), set, at, 1); err != nil || !d.Allowed {
+		t.Fatalf("with the server up: %+v, %v", d, err)
+	}
 }
