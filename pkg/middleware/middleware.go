@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/wait"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/headers"
 )
@@ -38,20 +39,9 @@ func New(cfg Config) (*Middleware, error) {
 		cfg.MaxDelay = time.Second
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = wait.Sleep
 	}
 	return &Middleware{gate: cfg.Gate, maxDelay: cfg.MaxDelay, sleep: cfg.Sleep}, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // verdict is what the middleware answers before the handler: either a response of its
