@@ -10,9 +10,9 @@ RACE_PACKAGES=(./pkg/... ./internal/...)
 # Tests whose latency assertions are skipped under -race (it slows everything down):
 # run again without it, so that the latency budget is checked.
 TIMED_TESTS=(-run 'TestFaultsOnSharedStores' ./pkg/authorizer)
-# The hot counters' 60 s simulation (which checks the table in docs/backends.md):
-# shortened under -race, run again without.
-HOT_TESTS=(-run 'TestSimulation' ./pkg/hotcounter)
+# The hot counters' 60 s simulation (which checks the table in docs/backends.md) and
+# real-time load on DynamoDB Local: shortened or skipped under -race, run again without.
+HOT_TESTS=(-run 'TestSimulation|TestHotTenantOnDynamoDBLocal' ./pkg/hotcounter)
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit
 failed=()
