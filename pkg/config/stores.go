@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -14,6 +15,7 @@ import (
 	bmemory "github.com/edgelimit/edgelimit/pkg/backends/memory"
 	"github.com/edgelimit/edgelimit/pkg/backends/upstash"
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/hotcounter"
 	"github.com/edgelimit/edgelimit/pkg/tenantstore"
 	tdynamodb "github.com/edgelimit/edgelimit/pkg/tenantstore/dynamodb"
 	tmemory "github.com/edgelimit/edgelimit/pkg/tenantstore/memory"
@@ -51,6 +53,9 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Hot() {
+		st.Counters = hotcounter.New(st.Counters, c.hotConfig())
+	}
 	if c.TenantsFile != "" {
 		file, err := tmemory.LoadFile(c.TenantsFile)
 		if err != nil {
@@ -59,6 +64,13 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st.Tenants = file
 	}
 	return st, nil
+}
+
+// hotConfig configures the hot counters: the knobs, and the dynamodb store's
+// ErrContention (every attempt's condition failed: nothing written) retried as a throttle.
+func (c Config) hotConfig() hotcounter.Config {
+	return hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime,
+		Retryable: func(err error) bool { return errors.Is(err, bdynamodb.ErrContention) }}
 }
 
 // awsConfig loads the SDK's configuration (credentials, region, CA bundle) from the
