@@ -104,9 +104,11 @@ func (e *counter) decided(d limiter.Decision) {
 }
 
 // idle reports whether forgetting the counter loses nothing but its rate: no lease
-// holds units, it is not hot, and it saw no decision in the last two seconds.
+// holds units or is being reserved, it is not hot, and it saw no decision in the last
+// two seconds; e.mu is held.
 func (e *counter) idle(now int64) bool {
-	return (e.lease.units == 0 || now >= e.lease.expires) && now >= e.hotUntil && now-e.meter.seen > 2_000_000
+	return (e.lease.units == 0 || now >= e.lease.expires) && len(e.reserving) == 0 &&
+		now >= e.hotUntil && now-e.meter.seen > 2_000_000
 }
 
 // eligible reports whether every rule of set may be served from a lease: a unit

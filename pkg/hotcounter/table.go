@@ -65,7 +65,7 @@ func (sh *tableShard) sweep(now int64, bound int, st *stats) {
 		if len(sh.m) < bound-bound/4 {
 			return
 		}
-		if e.mu.TryLock() {
+		if len(e.reserving) == 0 && e.mu.TryLock() {
 			st.lost.Add(e.lease.units)
 			e.lease.units = 0
 			delete(sh.m, k)
