@@ -2,10 +2,12 @@ package config
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/hotcounter"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
@@ -48,6 +50,9 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Hot() {
+		st.Counters = hotcounter.New(st.Counters, c.hotConfig())
+	}
 	if c.TenantsFile != "" {
 		file, err := memory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return store.CheckRule(st.Counters, r) })
 		if err != nil {
@@ -56,6 +61,13 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st.Tenants = file
 	}
 	return st, nil
+}
+
+// hotConfig configures the hot counters: the knobs, and the dynamodb store's
+// ErrContention (every attempt's condition failed: nothing written) retried as a throttle.
+func (c Config) hotConfig() hotcounter.Config {
+	return hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime,
+		Retryable: func(err error) bool { return errors.Is(err, dynamodb.ErrContention) }}
 }
 
 func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
