@@ -5,7 +5,7 @@
 EDGELIMIT_TOOLS ?= $(CURDIR)/.tools
 export EDGELIMIT_TOOLS
 
-.PHONY: test test-unit test-fresh services vet bench dev dev-upstash dev-dynamodb
+.PHONY: test test-unit test-fresh services vet bench dev dev-upstash dev-dynamodb dev-redis
 
 # go vet, gofmt, and every test with the test services running (installed if missing).
 test:
@@ -37,8 +37,9 @@ bench:
 # a line saying so; DEV_FLAGS passes flags (DEV_FLAGS="--listen 127.0.0.1:3001").
 # dev: the memory backend. dev-upstash: the Upstash REST protocol, served by
 # `edgelimit upstash-local` over a redis-server that scripts/services.sh starts.
-# dev-dynamodb: DynamoDB Local, started the same way; dev creates its tables. The
-# services stop with dev (Ctrl-C) and keep nothing.
+# dev-dynamodb: DynamoDB Local, started the same way; dev creates its tables.
+# dev-redis: a redis-server, over RESP (the redis backend). The services stop with dev
+# (Ctrl-C) and keep nothing.
 dev:
 	bash scripts/dev.sh memory $(DEV_FLAGS)
 
@@ -47,6 +48,9 @@ dev-upstash:
 
 dev-dynamodb:
 	EDGELIMIT_SERVICES=dynamodb bash scripts/services.sh run -- bash scripts/dev.sh dynamodb $(DEV_FLAGS)
+
+dev-redis:
+	EDGELIMIT_SERVICES=redis bash scripts/services.sh run -- bash scripts/dev.sh redis $(DEV_FLAGS)
 
 # ---- SAM build targets (build-AuthorizerFunction, ...) ----
 #

@@ -2,11 +2,12 @@
 # dev.sh builds edgelimit and runs `edgelimit dev` on BACKEND, saying so before the
 # first build (which downloads modules and compiles for a minute or two):
 #
-#   scripts/dev.sh memory|upstash|dynamodb [FLAGS...]
+#   scripts/dev.sh memory|upstash|dynamodb|redis [FLAGS...]
 #
-# `make dev` runs it for the memory backend. `make dev-upstash` and `make dev-dynamodb`
-# run it inside scripts/services.sh, which starts redis-server with the local Upstash
-# REST server, or DynamoDB Local, and exports their addresses (EDGELIMIT_TEST_*): this
+# `make dev` runs it for the memory backend. `make dev-upstash`, `make dev-dynamodb` and
+# `make dev-redis` run it inside scripts/services.sh, which starts redis-server with the
+# local Upstash REST server, DynamoDB Local, or redis-server alone, and exports their
+# addresses (EDGELIMIT_TEST_*): this
 # script hands them to edgelimit under the names it reads (the README's Configuration),
 # with table names of its own for DynamoDB, which `edgelimit dev` creates when missing.
 set -euo pipefail
@@ -17,11 +18,12 @@ TOOLS=${EDGELIMIT_TOOLS:-$ROOT/.tools}
 say() { printf 'dev: %s\n' "$*" >&2; }
 
 if [[ $# -lt 1 ]]; then
-	echo "usage: scripts/dev.sh memory|upstash|dynamodb [edgelimit dev flags...]" >&2
+	echo "usage: scripts/dev.sh memory|upstash|dynamodb|redis [edgelimit dev flags...]" >&2
 	exit 2
 fi
 backend=$1
 shift
+extra=() # flags of the backend, before the caller's
 case $backend in
 memory) ;;
 upstash)
@@ -35,8 +37,12 @@ dynamodb)
 	export EDGELIMIT_TENANTS_TABLE=${EDGELIMIT_TENANTS_TABLE:-edgelimit-dev-tenants}
 	export EDGELIMIT_COUNTERS_TABLE=${EDGELIMIT_COUNTERS_TABLE:-edgelimit-dev-counters}
 	;;
+redis)
+	: "${EDGELIMIT_TEST_REDIS_ADDR:?is not set: run this inside scripts/services.sh (make dev-redis)}"
+	extra=(--redis "$EDGELIMIT_TEST_REDIS_ADDR")
+	;;
 *)
-	echo "dev.sh: unknown backend \"$backend\": want memory, upstash or dynamodb" >&2
+	echo "dev.sh: unknown backend \"$backend\": want memory, upstash, dynamodb or redis" >&2
 	exit 2
 	;;
 esac
@@ -50,4 +56,4 @@ say "building edgelimit (go build ./cmd/edgelimit; the first build downloads mod
 }
 mv -f "$bin.$$" "$bin"
 say "starting edgelimit dev --backend $backend (Ctrl-C stops it)"
-exec "$bin" dev --backend "$backend" "$@"
+exec "$bin" dev --backend "$backend" "${extra[@]}" "$@"

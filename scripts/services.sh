@@ -14,6 +14,8 @@
 # its address, through the LD_PRELOAD shim scripts/loopback.c). The script exports:
 #
 #   EDGELIMIT_TEST_REDIS_ADDR     127.0.0.1:PORT of redis-server
+#   EDGELIMIT_TEST_REDIS_CLUSTER  127.0.0.1:PORT,... of the 3 nodes of a Redis Cluster (three
+#                                 primaries, every slot assigned, no replicas)
 #   EDGELIMIT_TEST_UPSTASH_URL    http://127.0.0.1:PORT of `edgelimit upstash-local`
 #   EDGELIMIT_TEST_UPSTASH_TOKEN  its bearer token, random for each run
 #   EDGELIMIT_TEST_DYNAMODB_URL   http://127.0.0.1:PORT of DynamoDB Local
@@ -24,7 +26,7 @@
 #
 # EDGELIMIT_SERVICES chooses what to start (default: all of them), a list of names
 # separated by spaces or commas: redis, upstash (with redis under it), dynamodb, rie,
-# node. `make dev-upstash` and `make dev-dynamodb` start only what they use.
+# node, cluster. `make dev-upstash` and `make dev-dynamodb` start only what they use.
 #
 # On exit (success, failure or signal) it stops every process it started, checks that each
 # is gone (SIGKILL after a grace period), and exits with CMD's status, or 1 if a service
@@ -38,14 +40,18 @@ readonly RIE_MODULE=github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws
 readonly READY_TIMEOUT=${EDGELIMIT_SERVICES_TIMEOUT:-60} # seconds for a service to answer
 readonly STOP_GRACE=10                                   # seconds from SIGTERM to SIGKILL
 readonly START_ATTEMPTS=3                                # ports tried per service
-readonly ALL_SERVICES="redis upstash dynamodb rie node"
+readonly ALL_SERVICES="redis upstash dynamodb rie node cluster"
+readonly CLUSTER_NODES="cluster1 cluster2 cluster3" # the services of the Redis Cluster's nodes
+readonly CLUSTER_BUS_OFFSET=10000                   # a node's cluster bus listens on its port + 10000
 SERVICES=${EDGELIMIT_SERVICES:-all} # see wants
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=${EDGELIMIT_TOOLS:-$ROOT/.tools}
 LOG_DIR= # set in main, once the tools folder exists
 
-declare -A LABEL=([redis]=redis-server [dynamodb]="DynamoDB Local" [upstash]="edgelimit upstash-local")
+declare -A LABEL=([redis]=redis-server [dynamodb]="DynamoDB Local" [upstash]="edgelimit upstash-local"
+	[cluster1]="Redis Cluster node 1" [cluster2]="Redis Cluster node 2" [cluster3]="Redis Cluster node 3")
+declare -A PORT_OFFSET=([cluster1]=$CLUSTER_BUS_OFFSET [cluster2]=$CLUSTER_BUS_OFFSET [cluster3]=$CLUSTER_BUS_OFFSET)
 SERVICE_NAMES=() # labels of the started services, in start order
 SERVICE_PIDS=()  # their PIDs
 TEMP_DIRS=()     # removed on exit
@@ -53,7 +59,7 @@ CMD_PID=         # the command, while it runs
 RIE_PID=         # the background go install of aws-lambda-rie, while it runs
 RIE_TMP=
 WATCHDOG_PIDS=() # see watch
-declare -A PORT=() PID=() # of each service, by name (redis, dynamodb, upstash)
+declare -A PORT=() PID=() # of each service, by name (redis, dynamodb, upstash, cluster1...)
 PROBE_REPLY=  # the first line of the last reply a readiness probe got
 TEMP=         # set by make_temp
 UPSTASH_TOKEN=
@@ -81,7 +87,7 @@ main() {
 	# Variables from an enclosing run (say, `make test` inside `make services`) must not
 	# outlive a service this run skips.
 	unset EDGELIMIT_TEST_REDIS_ADDR EDGELIMIT_TEST_UPSTASH_URL EDGELIMIT_TEST_UPSTASH_TOKEN \
-		EDGELIMIT_TEST_DYNAMODB_URL EDGELIMIT_TEST_RIE EDGELIMIT_TEST_NODE_MODULES
+		EDGELIMIT_TEST_DYNAMODB_URL EDGELIMIT_TEST_RIE EDGELIMIT_TEST_NODE_MODULES EDGELIMIT_TEST_REDIS_CLUSTER
 	trap on_exit EXIT
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
@@ -104,6 +110,7 @@ main() {
 		build_edgelimit
 		start_upstash
 	fi
+	if wants cluster; then start_cluster; fi
 	if wants dynamodb; then
 		await_service dynamodb
 		export EDGELIMIT_TEST_DYNAMODB_URL=http://127.0.0.1:${PORT[dynamodb]}
@@ -117,7 +124,7 @@ main() {
 	export AWS_ACCESS_KEY_ID=${AWS_ACCESS_KEY_ID:-edgelimittest}
 	export AWS_SECRET_ACCESS_KEY=${AWS_SECRET_ACCESS_KEY:-edgelimittest}
 	export AWS_REGION=${AWS_REGION:-us-east-1}
-	say "ready: redis ${EDGELIMIT_TEST_REDIS_ADDR:-(not started)}, upstash ${EDGELIMIT_TEST_UPSTASH_URL:-(not started)}, dynamodb ${EDGELIMIT_TEST_DYNAMODB_URL:-(not started)}; logs in $LOG_DIR"
+	say "ready: redis ${EDGELIMIT_TEST_REDIS_ADDR:-(not started)}, cluster ${EDGELIMIT_TEST_REDIS_CLUSTER:-(not started)}, upstash ${EDGELIMIT_TEST_UPSTASH_URL:-(not started)}, dynamodb ${EDGELIMIT_TEST_DYNAMODB_URL:-(not started)}; logs in $LOG_DIR"
 	run_command "$@"
 }
 
@@ -190,7 +197,7 @@ install_system_packages() {
 		command -v npm >/dev/null || die "npm is not on PATH: install Node.js 20 with npm"
 	fi
 	local pkgs=()
-	if wants redis; then
+	if wants redis || wants cluster; then
 		command -v redis-server >/dev/null || pkgs+=(redis-server)
 		command -v redis-cli >/dev/null || pkgs+=(redis-tools)
 	fi
@@ -312,18 +319,24 @@ build_edgelimit() {
 
 # ---- starting ----
 
-# free_port prints a port in 20000-60999 on which nothing answers on 127.0.0.1.
+# free_port [OFFSET] prints a port in 20000-60999 on which nothing answers on 127.0.0.1,
+# and with OFFSET a port in 20000-50999 on which nothing answers either at port + OFFSET
+# (a Redis Cluster node's bus).
 free_port() {
-	local port i
+	local offset=${1:-0} span=41000 port i
+	((offset == 0)) || span=31000
 	for ((i = 0; i < 100; i++)); do
-		port=$((20000 + (RANDOM * 32768 + RANDOM) % 41000))
-		if ! (: <>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+		port=$((20000 + (RANDOM * 32768 + RANDOM) % span))
+		if ! answers "$port" && { ((offset == 0)) || ! answers $((port + offset)); }; then
 			echo "$port"
 			return
 		fi
 	done
 	die "found no free port on 127.0.0.1"
 }
+
+# answers reports whether something accepts connections on 127.0.0.1:PORT.
+answers() { (: <>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # spawn starts CMD in DIR as a background job, with stdin from /dev/null, output in LOG,
 # and SIGINT ignored (the script stops it), and sets SPAWNED_PID.
@@ -341,6 +354,21 @@ spawn() {
 spawn_redis() {
 	spawn "$2" "$LOG_DIR" redis-server --bind 127.0.0.1 --port "$1" --save '' --appendonly no
 }
+
+# spawn_cluster_node starts a Redis Cluster node on PORT (its bus on PORT + 10000, on
+# 127.0.0.1 too), with its nodes.conf in a folder of its own beside the logs.
+spawn_cluster_node() {
+	local dir=$LOG_DIR/cluster-$1
+	mkdir -p "$dir"
+	spawn "$2" "$dir" redis-server --bind 127.0.0.1 --port "$1" --save '' --appendonly no \
+		--cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 5000
+}
+spawn_cluster1() { spawn_cluster_node "$@"; }
+spawn_cluster2() { spawn_cluster_node "$@"; }
+spawn_cluster3() { spawn_cluster_node "$@"; }
+ready_cluster1() { ready_redis "$@"; }
+ready_cluster2() { ready_redis "$@"; }
+ready_cluster3() { ready_redis "$@"; }
 
 # DynamoDB Local has no option to choose its address (checked with -help, version 1.25.1):
 # Jetty listens on every interface, so it runs with scripts/loopback.c preloaded, which
@@ -369,12 +397,12 @@ spawn_upstash() {
 		--redis "$EDGELIMIT_TEST_REDIS_ADDR" --listen "127.0.0.1:$1" --token "$UPSTASH_TOKEN"
 }
 
-# launch_service starts NAME (redis, dynamodb, upstash) on a free port without waiting,
+# launch_service starts NAME (redis, dynamodb, upstash, cluster1...) on a free port without waiting,
 # and records it in PORT and PID; await_service waits until it answers, launching it on
 # another port when the chosen one was taken meanwhile.
 launch_service() {
 	local name=$1 port
-	port=$(free_port)
+	port=$(free_port "${PORT_OFFSET[$name]:-0}")
 	say "starting ${LABEL[$name]} on 127.0.0.1:$port"
 	: >>"$LOG_DIR/$name.log" # exists before wait_ready reads it
 	"spawn_$name" "$port" "$LOG_DIR/$name.log"
@@ -460,6 +488,39 @@ http_post() {
 			"$port" "$headers" "${#body}" "$body" >&3
 		timeout 5 cat <&3
 	) 2>/dev/null
+}
+
+# start_cluster starts the three nodes of a Redis Cluster, joins them (every slot over
+# three primaries, no replicas; redis-cli --cluster create), and waits until each node
+# reports cluster_state:ok.
+start_cluster() {
+	local name addrs=() log=$LOG_DIR/cluster-create.log
+	for name in $CLUSTER_NODES; do launch_service "$name"; done
+	for name in $CLUSTER_NODES; do
+		await_service "$name"
+		addrs+=("127.0.0.1:${PORT[$name]}")
+	done
+	say "creating the Redis Cluster ${addrs[*]} (redis-cli --cluster create; log: $log)"
+	timeout "$READY_TIMEOUT" redis-cli --cluster create "${addrs[@]}" --cluster-replicas 0 --cluster-yes >>"$log" 2>&1 ||
+		die "redis-cli --cluster create failed; see $log"
+	local deadline=$((SECONDS + READY_TIMEOUT))
+	until cluster_ok; do
+		((SECONDS < deadline)) ||
+			die "the Redis Cluster did not reach cluster_state:ok within ${READY_TIMEOUT}s (last reply: ${PROBE_REPLY:-none}); see $LOG_DIR/cluster*"
+		sleep 0.1
+	done
+	say "the Redis Cluster is ready"
+	EDGELIMIT_TEST_REDIS_CLUSTER=$(IFS=,; echo "${addrs[*]}")
+	export EDGELIMIT_TEST_REDIS_CLUSTER
+}
+
+# cluster_ok reports whether every node of the cluster says cluster_state:ok.
+cluster_ok() {
+	local name
+	for name in $CLUSTER_NODES; do
+		PROBE_REPLY=$(timeout 5 redis-cli -h 127.0.0.1 -p "${PORT[$name]}" cluster info 2>/dev/null | head -n 1)
+		[[ $PROBE_REPLY == cluster_state:ok* ]] || return 1
+	done
 }
 
 # start_upstash starts the local Upstash REST server in front of redis-server.

@@ -28,7 +28,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
-const devUsage = `usage: edgelimit dev [--listen 127.0.0.1:3000] [--upstream URL] [--backend memory|dynamodb|upstash]
+const devUsage = `usage: edgelimit dev [--listen 127.0.0.1:3000] [--upstream URL] [--backend memory|dynamodb|upstash|redis] [--redis ADDR]
 
 Runs the authorizer and the admin API in one process, as API Gateway would: requests
 over their limits get 429 with Retry-After; allowed ones go to --upstream, or to a
@@ -36,7 +36,8 @@ built-in echo. The admin API is under /admin/, without authentication (loopback 
 and a console (a web page over the admin API) under /console/.
 
 It reads the same environment as the Lambda functions (EDGELIMIT_*, the table names,
-UPSTASH_REDIS_REST_URL/TOKEN); --backend overrides EDGELIMIT_BACKEND (default memory).
+UPSTASH_REDIS_REST_URL/TOKEN); --backend overrides EDGELIMIT_BACKEND (default memory),
+--redis EDGELIMIT_REDIS_ADDR (host:port of Redis or Valkey; it implies --backend redis).
 Unless set, EDGELIMIT_CONFIG_TTL is 0 here (admin changes apply at once) and
 EDGELIMIT_LATENCY_BUDGET 5s (local services warm up slowly). It takes
 the port first (a busy port writes nothing), creates missing DynamoDB tables, and,
@@ -54,6 +55,7 @@ var devDefaults = map[string]string{config.EnvConfigTTL: "0", config.EnvLatencyB
 // devOptions are what `edgelimit dev` is given.
 type devOptions struct {
 	listen, upstream, backend string
+	redis                     string              // EDGELIMIT_REDIS_ADDR
 	getenv                    func(string) string // os.Getenv
 }
 
@@ -63,7 +65,8 @@ func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := devOptions{getenv: os.Getenv}
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:3000", "`address` to serve on (loopback)")
 	fs.StringVar(&o.upstream, "upstream", "", "`URL` that allowed requests are proxied to (default: a built-in echo)")
-	fs.StringVar(&o.backend, "backend", "", "memory, dynamodb or upstash (default: $EDGELIMIT_BACKEND, else memory)")
+	fs.StringVar(&o.backend, "backend", "", "memory, dynamodb, upstash or redis (default: $EDGELIMIT_BACKEND, else memory)")
+	fs.StringVar(&o.redis, "redis", "", "`host:port` of Redis or Valkey, for --backend redis (default: $EDGELIMIT_REDIS_ADDR)")
 	if code := parseArgs(fs, devUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
@@ -116,7 +119,7 @@ func startDev(ctx context.Context, o devOptions, progress io.Writer) (*http.Serv
 // tenant, and builds the gateway.
 func prepareDev(ctx context.Context, o devOptions, progress io.Writer) (http.Handler, devserver.Demo, error) {
 	var demo devserver.Demo
-	cfg, err := config.Load(devEnv(o.backend, o.getenv))
+	cfg, err := config.Load(devEnv(o.backend, o.redisEnv()))
 	if err != nil {
 		return nil, demo, err
 	}
@@ -159,6 +162,23 @@ func devEnv(backend string, getenv func(string) string) func(string) string {
 	}
 }
 
+// redisEnv is getenv with --redis in place of EDGELIMIT_REDIS_ADDR, and then the redis
+// backend unless another is chosen.
+func (o devOptions) redisEnv() func(string) string {
+	if o.redis == "" {
+		return o.getenv
+	}
+	return func(name string) string {
+		switch {
+		case name == config.EnvRedisAddr:
+			return o.redis
+		case name == config.EnvBackend && strings.TrimSpace(o.getenv(name)) == "":
+			return config.BackendRedis
+		}
+		return o.getenv(name)
+	}
+}
+
 func describeBackend(cfg config.Config) string {
 	switch cfg.Backend {
 	case config.BackendDynamoDB:
@@ -169,6 +189,9 @@ func describeBackend(cfg config.Config) string {
 		return s + ")"
 	case config.BackendUpstash:
 		return " (" + cfg.UpstashURL + ")"
+	case config.BackendRedis:
+		return " (" + strings.Join(cfg.Redis.Addrs, ",") + map[bool]string{true: ", cluster"}[cfg.Redis.Cluster] +
+			map[bool]string{true: ", TLS"}[cfg.Redis.TLS] + ")"
 	}
 	return " (this process only)"
 }

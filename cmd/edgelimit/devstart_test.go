@@ -157,3 +157,48 @@ func randomSuffix(t *testing.T) string {
 	}
 	return hex.EncodeToString(b[:])
 }
+
+// --redis is EDGELIMIT_REDIS_ADDR, and the redis backend unless one is named.
+func TestDevRedisFlag(t *testing.T) {
+	env := map[string]string{}
+	o := devOptions{redis: "127.0.0.1:6380", getenv: func(k string) string { return env[k] }}
+	get := devEnv("", o.redisEnv())
+	if get("EDGELIMIT_REDIS_ADDR") != "127.0.0.1:6380" || get("EDGELIMIT_BACKEND") != "redis" {
+		t.Errorf("--redis: address %q, backend %q", get("EDGELIMIT_REDIS_ADDR"), get("EDGELIMIT_BACKEND"))
+	}
+	env["EDGELIMIT_BACKEND"] = "memory"
+	if get := devEnv("", o.redisEnv()); get("EDGELIMIT_BACKEND") != "memory" {
+		t.Errorf("--redis with EDGELIMIT_BACKEND=memory: backend %q", get("EDGELIMIT_BACKEND"))
+	}
+	if get := devEnv("redis", devOptions{getenv: func(string) string { return "" }}.redisEnv()); get("EDGELIMIT_REDIS_ADDR") != "" {
+		t.Errorf("no --redis: address %q", get("EDGELIMIT_REDIS_ADDR"))
+	}
+}
+
+// TestDevOnRedis: `edgelimit dev --backend redis --redis ADDR` on the test redis-server
+// and on the 3-node cluster (EDGELIMIT_REDIS_CLUSTER=true): the demo key gets 429 on
+// the sixth request, and the start says where the backend is.
+func TestDevOnRedis(t *testing.T) {
+	for _, tc := range []struct {
+		name, cluster string
+		addrs         func(testing.TB) string
+	}{
+		{"standalone", "false", testenv.RedisAddr},
+		{"cluster", "true", func(tb testing.TB) string { return strings.Join(testenv.RedisCluster(tb), ",") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addrs := tc.addrs(t)
+			d := startDevProcess(t, []string{"EDGELIMIT_BACKEND=", "EDGELIMIT_TENANTS_FILE=", "EDGELIMIT_REDIS_CLUSTER=" + tc.cluster,
+				"EDGELIMIT_REDIS_PREFIX=el:dev" + randomSuffix(t) + ":"}, "--backend", "redis", "--redis", addrs)
+			for i := 1; i <= 6; i++ {
+				want := map[bool]int{true: 200, false: 429}[i <= 5]
+				if resp := do(t, "GET", d.base+"/hello", d.key, ""); resp.StatusCode != want {
+					t.Fatalf("request %d: %s, want %d", i, resp.Status, want)
+				}
+			}
+			if logs := d.logs(t); !strings.Contains(logs, "backend redis ("+addrs) {
+				t.Errorf("stderr does not say where the backend is:\n%s", logs)
+			}
+		})
+	}
+}

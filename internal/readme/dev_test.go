@@ -16,11 +16,11 @@ import (
 )
 
 // TestDevCommands runs the README's one-command setups of `edgelimit dev` on the real
-// protocols (`make dev-upstash`, `make dev-dynamodb`) as a newcomer would, each on a
-// free port, and reaches a 429 with the demo key; then stops it with SIGINT to its
-// process group (Ctrl-C), which must stop the services it started. They start services
-// of their own, from the tools folder the test services came from: the test runs only
-// where those run (`make test`).
+// protocols (`make dev-upstash`, `make dev-dynamodb`, `make dev-redis`) as a newcomer
+// would, each on a free port, and reaches a 429 with the demo key; then stops it with
+// SIGINT to its process group (Ctrl-C), which must stop the services it started. They
+// start services of their own, from the tools folder the test services came from: the
+// test runs only where those run (`make test`).
 func TestDevCommands(t *testing.T) {
 	testenv.UpstashURL(t)
 	testenv.DynamoDBURL(t)
@@ -32,8 +32,8 @@ func TestDevCommands(t *testing.T) {
 	section = section[strings.Index(section, "## `edgelimit dev`"):]
 	section = section[:strings.Index(section[3:], "\n## ")+3]
 	block := regexp.MustCompile("(?s)```sh\n(.*?)```").FindStringSubmatch(section)
-	if block == nil || strings.TrimSpace(block[1]) != "make dev-upstash\nmake dev-dynamodb" {
-		t.Fatalf("the README's edgelimit dev section shows %q, want make dev-upstash and make dev-dynamodb", block)
+	if block == nil || strings.TrimSpace(block[1]) != "make dev-upstash\nmake dev-dynamodb\nmake dev-redis" {
+		t.Fatalf("the README's edgelimit dev section shows %q, want make dev-upstash, make dev-dynamodb and make dev-redis", block)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(block[1]), "\n") {
 		t.Run(line, func(t *testing.T) { runDevCommand(t, strings.Fields(line)) })

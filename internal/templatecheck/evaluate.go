@@ -26,9 +26,10 @@ func (st Stack) ResourceARN(id string) string {
 }
 
 // Evaluate resolves the intrinsic functions in v as CloudFormation would for the stack:
-// Ref (parameters, pseudo parameters, resources), Fn::GetAtt, Fn::Sub, Fn::If and the
-// condition functions. A value that evaluates to AWS::NoValue is dropped from its map
-// or list, and Evaluate returns NoValue for it at the top. A reference to a resource
+// Ref (parameters, pseudo parameters, resources; a CommaDelimitedList is a list),
+// Fn::GetAtt, Fn::Sub, Fn::Join, Fn::If and the condition functions. A value that
+// evaluates to AWS::NoValue is dropped from its map or list, and Evaluate returns
+// NoValue for it at the top. A reference to a resource
 // whose Condition is false, an unknown name, or another function is an error.
 func (st Stack) Evaluate(tmpl map[string]any, v any) (any, error) {
 	e := &evaluator{st: st, tmpl: tmpl, conditions: map[string]bool{}}
@@ -104,6 +105,8 @@ func (e *evaluator) call(fn string, arg any) (any, error) {
 			return e.eval(args[1])
 		}
 		return e.eval(args[2])
+	case "Fn::Join":
+		return e.join(arg)
 	case "Fn::Equals", "Fn::Not", "Fn::And", "Fn::Or", "Condition":
 		return e.boolean(map[string]any{fn: arg})
 	}
@@ -130,7 +133,10 @@ func (e *evaluator) ref(name string) (any, error) {
 	}
 	if p := asMap(dig(e.tmpl, "Parameters", name)); p != nil {
 		if v, ok := e.st.Parameters[name]; ok {
-			return v, nil
+			return parameterValue(p, v), nil
+		}
+		if d, ok := p["Default"].(string); ok {
+			return parameterValue(p, d), nil
 		}
 		switch d := p["Default"].(type) {
 		case nil:
@@ -145,6 +151,40 @@ func (e *evaluator) ref(name string) (any, error) {
 		return nil, err
 	}
 	return e.st.ResourceName(name), nil
+}
+
+// parameterValue is the value of a parameter given as text: a list for a
+// CommaDelimitedList, the text itself otherwise.
+func parameterValue(p map[string]any, text string) any {
+	if p["Type"] != "CommaDelimitedList" {
+		return text
+	}
+	var out []any
+	for _, s := range strings.Split(text, ",") {
+		out = append(out, s)
+	}
+	return out
+}
+
+// join is Fn::Join [delimiter, [values...]].
+func (e *evaluator) join(arg any) (any, error) {
+	args := asList(arg)
+	if len(args) != 2 {
+		return nil, fmt.Errorf("Fn::Join %v: want [delimiter, list]", arg)
+	}
+	v, err := e.eval(args[1])
+	if err != nil {
+		return nil, err
+	}
+	var parts []string
+	for _, x := range asList(v) {
+		s, err := e.scalar(x)
+		if err != nil {
+			return nil, fmt.Errorf("Fn::Join: %w", err)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, asString(args[0])), nil
 }
 
 func (e *evaluator) getAtt(id, attr string) (any, error) {

@@ -16,8 +16,10 @@ const (
 	countersTable      = "CountersTable"
 	tokenSecretParam   = "UpstashTokenSecretArn"
 	tokenKeyParam      = "UpstashTokenKmsKeyArn"
+	redisSecretParam   = "RedisAuthTokenSecretArn"
 	logRetentionParam  = "LogRetentionDays"
 	dynamoCondition    = "UseDynamoDB"
+	redisVpcCondition  = "UseRedisVpc"
 	apiKeyHeader       = "x-api-key"
 )
 

@@ -3,6 +3,7 @@ package templatecheck
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,10 +23,10 @@ var itemActions = []string{
 func TestIAMStatementsAreScoped(t *testing.T) {
 	tmpl := load(t)
 	for _, fn := range resources(t, tmpl, "AWS::Serverless::Function") {
-		for i, pol := range asList(fn.Properties["Policies"]) {
+		for i, pol := range functionPolicies(t, tmpl, fn) {
 			for _, alt := range alternatives(pol) {
 				if _, ok := asMap(alt)["Statement"]; !ok {
-					t.Errorf("%s.Policies[%d] = %v: want an inline policy document (Statement), not a managed policy or policy template", fn.ID, i, alt)
+					t.Errorf("%s's policy %d = %v: want an inline policy document (Statement), not a managed policy or policy template", fn.ID, i, alt)
 				}
 			}
 		}
@@ -45,16 +46,17 @@ func TestIAMStatementsAreScoped(t *testing.T) {
 }
 
 // The authorizer gets exactly what one decision needs: read a key and its tenant, and
-// update (or peek at) a counter; on Upstash, the token secret. The admin function gets
+// update (or peek at) a counter; on Upstash and Redis, the token secret. The admin function gets
 // item-level DynamoDB actions only.
 func TestLeastPrivilege(t *testing.T) {
 	tmpl := load(t)
-	secret, key := "Ref "+tokenSecretParam, "Ref "+tokenKeyParam
+	secret, key, redisSecret := "Ref "+tokenSecretParam, "Ref "+tokenKeyParam, "Ref "+redisSecretParam
 	want := map[string][]string{
 		"GetAtt " + tenantsTable:  {"dynamodb:GetItem"},
 		"GetAtt " + countersTable: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		secret:                    {"secretsmanager:GetSecretValue"},
 		key:                       {"kms:Decrypt"},
+		redisSecret:               {"secretsmanager:GetSecretValue"},
 	}
 	got := grants(t, tmpl, authorizerFunction)
 	if !maps.EqualFunc(got, want, slices.Equal) {
@@ -63,7 +65,8 @@ func TestLeastPrivilege(t *testing.T) {
 	admin := grants(t, tmpl, adminFunction)
 	for target, actions := range admin {
 		for _, a := range actions {
-			if !slices.Contains(itemActions, a) && !(target == secret && a == "secretsmanager:GetSecretValue") && !(target == key && a == "kms:Decrypt") {
+			isSecret := (target == secret || target == redisSecret) && a == "secretsmanager:GetSecretValue"
+			if !slices.Contains(itemActions, a) && !isSecret && !(target == key && a == "kms:Decrypt") {
 				t.Errorf("%s may do %s on %s: not an item-level action", adminFunction, a, target)
 			}
 		}
@@ -73,8 +76,10 @@ func TestLeastPrivilege(t *testing.T) {
 			t.Errorf("%s cannot %s on %s", adminFunction, a, tenantsTable)
 		}
 	}
-	if !slices.Equal(admin[secret], []string{"secretsmanager:GetSecretValue"}) {
-		t.Errorf("%s: on the token secret %v, want [secretsmanager:GetSecretValue]", adminFunction, admin[secret])
+	for _, s := range []string{secret, redisSecret} {
+		if !slices.Equal(admin[s], []string{"secretsmanager:GetSecretValue"}) {
+			t.Errorf("%s: on the token secret %s %v, want [secretsmanager:GetSecretValue]", adminFunction, s, admin[s])
+		}
 	}
 }
 
@@ -184,7 +189,7 @@ func resourceTargets(tmpl map[string]any, v any) ([]string, error) {
 func grants(t testing.TB, tmpl map[string]any, fn string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
-	for _, st := range statements(mustResource(t, tmpl, fn, "AWS::Serverless::Function").Properties["Policies"]) {
+	for _, st := range statements(functionPolicies(t, tmpl, mustResource(t, tmpl, fn, "AWS::Serverless::Function"))) {
 		targets, err := resourceTargets(tmpl, st["Resource"])
 		if err != nil || st["Effect"] != "Allow" {
 			continue // reported by TestIAMStatementsAreScoped
@@ -199,4 +204,45 @@ func grants(t testing.TB, tmpl map[string]any, fn string) map[string][]string {
 		}
 	}
 	return out
+}
+
+// The managed policies a function's role may have: AWS Lambda's basic execution role
+// (logs), and its VPC access role only under the condition that puts the functions in
+// a VPC.
+var (
+	basicExecutionRole = "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"
+	vpcAccessRole      = "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole"
+)
+
+// functionPolicies returns the policy documents of fn: those of the role of this
+// template that its Role names (each Policies entry's PolicyDocument), or its own
+// Policies when it has no Role. It fails the test for a role from elsewhere, and for
+// a managed policy other than basicExecutionRole and vpcAccessRole (under
+// redisVpcCondition).
+func functionPolicies(t testing.TB, tmpl map[string]any, fn resource) []any {
+	t.Helper()
+	roleRef, ok := fn.Properties["Role"]
+	if !ok {
+		return asList(fn.Properties["Policies"])
+	}
+	id, attr, ok := getAttOf(roleRef)
+	if !ok || attr != "Arn" {
+		t.Fatalf("%s: Role = %v, want !GetAtt <a role of this template>.Arn", fn.ID, roleRef)
+	}
+	role := mustResource(t, tmpl, id, "AWS::IAM::Role")
+	for _, arn := range asList(role.Properties["ManagedPolicyArns"]) {
+		if fn, arg, ok := intrinsic(arn); ok && fn == "Fn::Sub" && arg == basicExecutionRole {
+			continue
+		}
+		if fn, arg, ok := intrinsic(arn); ok && fn == "Fn::If" && len(asList(arg)) == 3 && asList(arg)[0] == redisVpcCondition &&
+			reflect.DeepEqual(asList(arg)[1], map[string]any{"Fn::Sub": vpcAccessRole}) && refTo(asList(arg)[2], "AWS::NoValue") {
+			continue
+		}
+		t.Errorf("%s: managed policy %v: only %s, and %s under %s", id, arn, basicExecutionRole, vpcAccessRole, redisVpcCondition)
+	}
+	var docs []any
+	for _, pol := range asList(role.Properties["Policies"]) {
+		docs = append(docs, asMap(pol)["PolicyDocument"])
+	}
+	return docs
 }

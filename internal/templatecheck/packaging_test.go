@@ -85,7 +85,7 @@ func TestUpstashTokenKmsKey(t *testing.T) {
 		t.Errorf("Conditions.%s = %v, want %v", cond, got, want)
 	}
 	for _, fn := range resources(t, tmpl, "AWS::Serverless::Function") {
-		kms := kmsStatements(fn)
+		kms := kmsStatements(functionPolicies(t, tmpl, fn))
 		if len(kms) != 1 {
 			t.Errorf("%s: %d statements grant KMS actions, want 1", fn.ID, len(kms))
 			continue
@@ -101,10 +101,10 @@ type conditional struct {
 	st   map[string]any
 }
 
-// kmsStatements returns the statements of fn's policies with a kms: action.
-func kmsStatements(fn resource) []conditional {
+// kmsStatements returns the statements of the policy documents with a kms: action.
+func kmsStatements(policies []any) []conditional {
 	var out []conditional
-	for _, pol := range asList(fn.Properties["Policies"]) {
+	for _, pol := range policies {
 		for _, e := range asList(asMap(pol)["Statement"]) {
 			c := conditional{st: asMap(e)}
 			if name, arg, ok := intrinsic(e); ok && name == "Fn::If" && len(asList(arg)) == 3 {

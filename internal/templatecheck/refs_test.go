@@ -21,7 +21,8 @@ var documentedVariables = []string{
 	config.EnvUpstashLocking, config.EnvKeyHeader, config.EnvLatencyBudget,
 	config.EnvConfigTTL, config.EnvHTTPAPIResponse, config.EnvFailMode,
 	config.EnvAnonymousTenant, config.EnvUsageIdentifier, config.EnvLogLevel,
-	config.EnvDefaultRules,
+	config.EnvDefaultRules, config.EnvHotCounters, config.EnvHotThreshold, config.EnvHotLeaseTime,
+	config.EnvRedisAddr, config.EnvRedisCluster, config.EnvRedisTLS, config.EnvRedisSecretARN,
 }
 
 func TestEnvironmentVariablesAreDocumented(t *testing.T) {

@@ -58,7 +58,7 @@ func TestTables(t *testing.T) {
 func TestParameters(t *testing.T) {
 	params := asMap(load(t)["Parameters"])
 	wantValues := map[string][]string{
-		"Backend":  {"dynamodb", "upstash"},
+		"Backend":  {"dynamodb", "upstash", "redis"},
 		"FailMode": {"open", "closed"},
 	}
 	for name, want := range wantValues {

@@ -3,12 +3,14 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
 // The variables scripts/services.sh exports, one per service.
 const (
 	EnvRedisAddr      = "EDGELIMIT_TEST_REDIS_ADDR"    // host:port of redis-server
+	EnvRedisCluster   = "EDGELIMIT_TEST_REDIS_CLUSTER" // host:port,... of a 3-node Redis Cluster
 	EnvUpstashURL     = "EDGELIMIT_TEST_UPSTASH_URL"   // base URL of the local Upstash REST server
 	EnvUpstashToken   = "EDGELIMIT_TEST_UPSTASH_TOKEN" // its bearer token
 	EnvDynamoDBURL    = "EDGELIMIT_TEST_DYNAMODB_URL"  // endpoint of DynamoDB Local
@@ -34,6 +36,13 @@ func Require(tb testing.TB, name string) string {
 
 // RedisAddr returns the host:port of the test redis-server.
 func RedisAddr(tb testing.TB) string { tb.Helper(); return Require(tb, EnvRedisAddr) }
+
+// RedisCluster returns the host:port of each node of the test Redis Cluster (3
+// primaries, no replicas).
+func RedisCluster(tb testing.TB) []string {
+	tb.Helper()
+	return strings.Split(Require(tb, EnvRedisCluster), ",")
+}
 
 // UpstashURL returns the base URL and token of the local Upstash REST server.
 func UpstashURL(tb testing.TB) (url, token string) {

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"strconv"
@@ -9,8 +10,9 @@ import (
 )
 
 // TestServicesListenOnLoopbackOnly reads the kernel's socket tables: every service that
-// make test starts listens on 127.0.0.1 (or ::1) alone. DynamoDB Local, which has no
-// option for it, gets there through the LD_PRELOAD shim scripts/loopback.c.
+// make test starts listens on 127.0.0.1 (or ::1) alone, the Redis Cluster's buses too.
+// DynamoDB Local, which has no option for it, gets there through the LD_PRELOAD shim
+// scripts/loopback.c.
 func TestServicesListenOnLoopbackOnly(t *testing.T) {
 	dynamo, err := url.Parse(DynamoDBURL(t))
 	if err != nil {
@@ -23,6 +25,15 @@ func TestServicesListenOnLoopbackOnly(t *testing.T) {
 	}
 	redis := RedisAddr(t)
 	ports := map[string]string{"DynamoDB Local": dynamo.Port(), "upstash-local": up.Port(), "redis-server": redis[strings.LastIndex(redis, ":")+1:]}
+	for i, node := range RedisCluster(t) {
+		port := node[strings.LastIndex(node, ":")+1:]
+		n, err := strconv.Atoi(port)
+		if err != nil {
+			t.Fatalf("cluster node %q: %v", node, err)
+		}
+		ports[fmt.Sprintf("Redis Cluster node %d", i+1)] = port
+		ports[fmt.Sprintf("Redis Cluster node %d's bus", i+1)] = strconv.Itoa(n + 10000)
+	}
 	for name, port := range ports {
 		addrs := listeners(t, port)
 		if len(addrs) == 0 {

@@ -15,8 +15,9 @@ import (
 func TestServiceSelection(t *testing.T) {
 	script := filepath.Join(testenv.ModuleRoot(t), "scripts", "services.sh")
 	tests := []struct{ services, want, wantErr string }{
-		{"", "redis upstash dynamodb rie node", ""},
-		{"all", "redis upstash dynamodb rie node", ""},
+		{"", "redis upstash dynamodb rie node cluster", ""},
+		{"all", "redis upstash dynamodb rie node cluster", ""},
+		{"cluster", "cluster", ""},
 		{"upstash", "upstash redis", ""},
 		{"dynamodb", "dynamodb", ""},
 		{"redis,dynamodb", "redis dynamodb", ""},

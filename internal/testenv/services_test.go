@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,4 +121,53 @@ func readJSON(t *testing.T, path string, v any) {
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// TestRedisClusterIsOK asks each node of the test Redis Cluster for CLUSTER INFO: the
+// cluster is whole (every slot served) and has the three nodes it was made of.
+func TestRedisClusterIsOK(t *testing.T) {
+	nodes := testenv.RedisCluster(t)
+	if len(nodes) != 3 {
+		t.Fatalf("%s = %v, want 3 nodes", testenv.EnvRedisCluster, nodes)
+	}
+	for _, addr := range nodes {
+		info := redisCommand(t, addr, "CLUSTER", "INFO")
+		for _, want := range []string{"cluster_state:ok", "cluster_slots_assigned:16384", "cluster_known_nodes:3", "cluster_size:3"} {
+			if !strings.Contains(info, want+"\r\n") {
+				t.Errorf("CLUSTER INFO on %s lacks %q:\n%s", addr, want, info)
+			}
+		}
+	}
+}
+
+// redisCommand sends one command in RESP and returns the reply's first bulk string.
+func redisCommand(t *testing.T, addr string, args ...string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, serviceTimeout)
+	if err != nil {
+		t.Fatalf("dial %s: %v", addr, err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(serviceTimeout))
+	cmd := fmt.Sprintf("*%d\r\n", len(args))
+	for _, a := range args {
+		cmd += fmt.Sprintf("$%d\r\n%s\r\n", len(a), a)
+	}
+	if _, err := io.WriteString(conn, cmd); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(conn)
+	head, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(head, "$") && !strings.HasPrefix(head, "=") {
+		t.Fatalf("%v on %s: %q, %v", args, addr, head, err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(head[1:]))
+	if err != nil {
+		t.Fatalf("%v on %s: %q", args, addr, head)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }

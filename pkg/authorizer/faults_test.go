@@ -17,7 +17,7 @@ const faultBudget = 100 * time.Millisecond // the default EDGELIMIT_LATENCY_BUDG
 // budget + 100 ms (median of 5; not timed under -race) with the tenant's fail mode,
 // closed or open, and the next requests succeed once the store is back.
 func TestFaultsOnSharedStores(t *testing.T) {
-	for _, b := range sharedBackends {
+	for _, b := range append(sharedBackends, redisBackend) {
 		t.Run(b.name, func(t *testing.T) {
 			target, seed, env := b.setup(t)
 			proxy := newFaultProxy(t, target, 2*faultBudget)

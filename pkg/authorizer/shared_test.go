@@ -19,6 +19,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/store/redis"
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 	"github.com/edgelimit/edgelimit/pkg/upstashrest"
@@ -36,6 +37,28 @@ type sharedBackend struct {
 var sharedBackends = []sharedBackend{
 	{"dynamodb", setupDynamoDB},
 	{"upstash", setupUpstash},
+}
+
+// redisBackend is Redis over RESP, which the fault tests cover too (the denial cache's
+// test counts HTTP requests, which RESP makes none of).
+var redisBackend = sharedBackend{"redis", setupRedis}
+
+func setupRedis(t *testing.T) (string, store.Tenants, func(string) map[string]string) {
+	addr := testenv.RedisAddr(t)
+	client, err := redis.NewClient(redis.Config{Addrs: []string{addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	prefix := "authz-" + suffix(t) + ":"
+	tenants, err := redis.NewTenants(client, redis.TenantsConfig{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := func(baseURL string) map[string]string {
+		return map[string]string{"EDGELIMIT_BACKEND": "redis", "EDGELIMIT_REDIS_ADDR": hostPort(t, baseURL), "EDGELIMIT_REDIS_PREFIX": prefix}
+	}
+	return addr, tenants, env
 }
 
 func suffix(t testing.TB) string {

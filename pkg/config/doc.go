@@ -19,6 +19,13 @@
 //     Secrets Manager (GetSecretValue, SigV4-signed with the function's credentials;
 //     AWS_ENDPOINT_URL_SECRETS_MANAGER overrides the endpoint). The secret's
 //     SecretString is the token itself.
+//   - redis: tenants and counters in Redis or Valkey over RESP (pkg/store/redis: a
+//     server, ElastiCache, MemoryDB), EDGELIMIT_REDIS_ADDR (host:port, or a cluster's
+//     nodes comma-separated, with EDGELIMIT_REDIS_CLUSTER=true). EDGELIMIT_REDIS_TLS
+//     turns on in-transit encryption (the system's CAs); the AUTH token is
+//     EDGELIMIT_REDIS_AUTH_TOKEN, or is read from Secrets Manager as Upstash's is, from
+//     EDGELIMIT_REDIS_AUTH_TOKEN_SECRET_ARN. One connection pool, opened by Build, serves
+//     both stores for the life of the process.
 //
 // With EDGELIMIT_TENANTS_FILE set, tenants always come from the file, whatever the
 // backend: a small deployment can keep its tenants in the function's package and its

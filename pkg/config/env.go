@@ -34,8 +34,19 @@ const (
 	EnvUsageIdentifier  = "EDGELIMIT_USAGE_IDENTIFIER"
 	EnvLogLevel         = "EDGELIMIT_LOG_LEVEL"
 	EnvDefaultRules     = "EDGELIMIT_DEFAULT_RULES"
+	EnvHotCounters      = "EDGELIMIT_HOT_COUNTERS"
+	EnvHotThreshold     = "EDGELIMIT_HOT_THRESHOLD"
+	EnvHotLeaseTime     = "EDGELIMIT_HOT_LEASE_TIME"
 	EnvDynamoDBEndpoint = "AWS_ENDPOINT_URL_DYNAMODB"
 	EnvSecretsEndpoint  = "AWS_ENDPOINT_URL_SECRETS_MANAGER"
+
+	EnvRedisAddr      = "EDGELIMIT_REDIS_ADDR" // host:port, or several (a cluster's), comma-separated
+	EnvRedisCluster   = "EDGELIMIT_REDIS_CLUSTER"
+	EnvRedisTLS       = "EDGELIMIT_REDIS_TLS"
+	EnvRedisUsername  = "EDGELIMIT_REDIS_USERNAME"
+	EnvRedisToken     = "EDGELIMIT_REDIS_AUTH_TOKEN"
+	EnvRedisSecretARN = "EDGELIMIT_REDIS_AUTH_TOKEN_SECRET_ARN"
+	EnvRedisPrefix    = "EDGELIMIT_REDIS_PREFIX"
 )
 
 // The backends.
@@ -43,12 +54,13 @@ const (
 	BackendMemory   = "memory"
 	BackendDynamoDB = "dynamodb"
 	BackendUpstash  = "upstash"
+	BackendRedis    = "redis"
 )
 
 // Config is the environment, parsed and checked. Zero durations and empty strings mean
 // the defaults of the packages they configure.
 type Config struct {
-	Backend          string // memory (the default), dynamodb or upstash
+	Backend          string // memory (the default), dynamodb, upstash or redis
 	TenantsTable     string
 	CountersTable    string
 	TenantsFile      string
@@ -66,8 +78,14 @@ type Config struct {
 	UsageIdentifier  string // none (default) or api-key
 	LogLevel         slog.Level
 	DefaultRules     []limiter.Rule // for tenants created without rules (the admin API)
+	// HotCounters serves hot counters from instance-local leases (pkg/hotcounter):
+	// "on", "off", or "" for the default, on with DynamoDB and off otherwise.
+	HotCounters      string
+	HotThreshold     int64         // decisions per second; 0: hotcounter's default
+	HotLeaseTime     time.Duration // 0: hotcounter's default
 	DynamoDBEndpoint string
 	SecretsEndpoint  string
+	Redis            Redis
 }
 
 // Load reads the configuration through getenv (os.Getenv in the functions) and checks
@@ -82,11 +100,12 @@ func Load(getenv func(string) string) (Config, error) {
 		HTTPAPIResponse: strings.ToLower(get(EnvHTTPAPIResponse)), FailMode: tenant.FailMode(strings.ToLower(get(EnvFailMode))),
 		AnonymousTenant: get(EnvAnonymousTenant), UsageIdentifier: strings.ToLower(get(EnvUsageIdentifier)),
 		DynamoDBEndpoint: get(EnvDynamoDBEndpoint), SecretsEndpoint: get(EnvSecretsEndpoint),
+		HotCounters: strings.ToLower(get(EnvHotCounters)),
 	}
 	if c.Backend == "" {
 		c.Backend = BackendMemory
 	}
-	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.parseRules, c.checkBackend}
+	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.parseRules, c.parseHot, c.parseRedis, c.checkBackend}
 	for _, step := range steps {
 		if err := step(get); err != nil {
 			return Config{}, err
@@ -127,10 +146,11 @@ func (c *Config) parseChoices(get func(string) string) error {
 		name, value string
 		allowed     []string
 	}{
-		{EnvBackend, c.Backend, []string{BackendMemory, BackendDynamoDB, BackendUpstash}},
+		{EnvBackend, c.Backend, []string{BackendMemory, BackendDynamoDB, BackendUpstash, BackendRedis}},
 		{EnvHTTPAPIResponse, c.HTTPAPIResponse, []string{"", "simple", "iam"}},
 		{EnvFailMode, string(c.FailMode), []string{"", "open", "closed"}},
 		{EnvUsageIdentifier, c.UsageIdentifier, []string{"", "none", "api-key"}},
+		{EnvHotCounters, c.HotCounters, []string{"", "on", "off"}},
 	}
 	for _, ch := range checks {
 		if !slices.Contains(ch.allowed, ch.value) {
@@ -194,6 +214,36 @@ func (c *Config) parseRules(get func(string) string) error {
 	return nil
 }
 
+// parseHot reads the hot counters' knobs: a threshold in decisions per second (a
+// positive integer) and a lease time (a duration from 1ms to 10s).
+func (c *Config) parseHot(get func(string) string) error {
+	if s := get(EnvHotThreshold); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			return fmt.Errorf("config: %s = %q: want a whole number of decisions per second, at least 1", EnvHotThreshold, s)
+		}
+		c.HotThreshold = n
+	}
+	d, err := duration(EnvHotLeaseTime, get(EnvHotLeaseTime))
+	if err != nil {
+		return err
+	}
+	if d != 0 && (d < time.Millisecond || d > 10*time.Second) {
+		return fmt.Errorf("config: %s = %q: want a duration from 1ms to 10s", EnvHotLeaseTime, get(EnvHotLeaseTime))
+	}
+	c.HotLeaseTime = d
+	if c.HotCounters == "on" && c.Backend == BackendMemory {
+		return fmt.Errorf("config: %s = on: hot counters are for a shared store (%s=dynamodb, upstash or redis)", EnvHotCounters, EnvBackend)
+	}
+	return nil
+}
+
+// Hot reports whether the counter store is put behind pkg/hotcounter: by default with
+// DynamoDB only (one item takes about 1,000 writes a second).
+func (c Config) Hot() bool {
+	return c.HotCounters == "on" || c.HotCounters == "" && c.Backend == BackendDynamoDB
+}
+
 // checkBackend checks that the backend has what it needs.
 func (c *Config) checkBackend(func(string) string) error {
 	need := func(name, value string) error {
@@ -216,6 +266,10 @@ func (c *Config) checkBackend(func(string) string) error {
 		}
 		if c.UpstashToken == "" && c.UpstashSecretARN == "" {
 			return fmt.Errorf("config: %s or %s is required with %s=upstash", EnvUpstashToken, EnvUpstashSecretARN, EnvBackend)
+		}
+	case BackendRedis:
+		if len(c.Redis.Addrs) == 0 {
+			return fmt.Errorf("config: %s is required with %s=redis", EnvRedisAddr, EnvBackend)
 		}
 	}
 	return nil

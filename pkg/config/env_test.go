@@ -3,6 +3,7 @@ package config_test
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/config"
+	"github.com/edgelimit/edgelimit/pkg/hotcounter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -131,5 +133,54 @@ func TestUpstashTokenFromSecretsManager(t *testing.T) {
 	c.UpstashSecretARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:other"
 	if _, err := c.Build(context.Background(), config.Options{}); err == nil || !strings.Contains(err.Error(), "ResourceNotFoundException") {
 		t.Fatalf("unknown secret: %v", err)
+	}
+}
+
+// TestHotCounters: the DynamoDB counter store is put behind pkg/hotcounter unless
+// EDGELIMIT_HOT_COUNTERS=off; Upstash's only when it is on; its knobs are checked.
+func TestHotCounters(t *testing.T) {
+	t.Setenv("AWS_REGION", "eu-west-1")
+	dynamo := map[string]string{"EDGELIMIT_BACKEND": "dynamodb", "EDGELIMIT_TENANTS_TABLE": "t", "EDGELIMIT_COUNTERS_TABLE": "c"}
+	upstashEnv := map[string]string{"EDGELIMIT_BACKEND": "upstash", "UPSTASH_REDIS_REST_URL": "http://127.0.0.1:1", "UPSTASH_REDIS_REST_TOKEN": "x"}
+	with := func(base map[string]string, kv ...string) map[string]string {
+		m := maps.Clone(base)
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		hot  bool
+	}{
+		{"dynamodb by default", dynamo, true},
+		{"dynamodb off", with(dynamo, "EDGELIMIT_HOT_COUNTERS", "off"), false},
+		{"dynamodb with knobs", with(dynamo, "EDGELIMIT_HOT_THRESHOLD", "200", "EDGELIMIT_HOT_LEASE_TIME", "500ms"), true},
+		{"upstash by default", upstashEnv, false},
+		{"upstash on", with(upstashEnv, "EDGELIMIT_HOT_COUNTERS", "ON"), true},
+	} {
+		c, err := config.Load(envOf(tc.env))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		st, err := c.Build(context.Background(), config.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if _, hot := st.Counters.(*hotcounter.Store); hot != tc.hot || c.Hot() != tc.hot {
+			t.Errorf("%s: counters %T, want hot counters %v", tc.name, st.Counters, tc.hot)
+		}
+	}
+	for _, bad := range []map[string]string{
+		with(dynamo, "EDGELIMIT_HOT_COUNTERS", "maybe"),
+		with(dynamo, "EDGELIMIT_HOT_THRESHOLD", "0"),
+		with(dynamo, "EDGELIMIT_HOT_THRESHOLD", "fast"),
+		with(dynamo, "EDGELIMIT_HOT_LEASE_TIME", "1m"),
+		{"EDGELIMIT_HOT_COUNTERS": "on"}, // the memory backend
+	} {
+		if _, err := config.Load(envOf(bad)); err == nil || !strings.Contains(err.Error(), "EDGELIMIT_HOT_") {
+			t.Errorf("%v: %v, want an error naming the variable", bad, err)
+		}
 	}
 }

@@ -2,10 +2,12 @@ package config
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/hotcounter"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
@@ -34,7 +36,8 @@ type Options struct {
 }
 
 // Build makes the stores of c. It makes no request to a store, except to read the
-// Upstash token from Secrets Manager when that is how it is configured.
+// Upstash or Redis token from Secrets Manager when that is how it is configured, and
+// to open the Redis connections (once, at a function's init; reused after).
 func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	var (
 		st  *Stores
@@ -45,11 +48,16 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st, err = c.buildDynamoDB(ctx, opts)
 	case BackendUpstash:
 		st, err = c.buildUpstash(ctx, opts)
+	case BackendRedis:
+		st, err = c.buildRedis(ctx, opts)
 	default:
 		st = &Stores{Tenants: memory.NewTenants(), Counters: memory.NewCounters(memory.CountersConfig{})}
 	}
 	if err != nil {
 		return nil, err
+	}
+	if c.Hot() {
+		st.Counters = hotcounter.New(st.Counters, c.hotConfig())
 	}
 	if c.TenantsFile != "" {
 		file, err := memory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return store.CheckRule(st.Counters, r) })
@@ -59,6 +67,13 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st.Tenants = file
 	}
 	return st, nil
+}
+
+// hotConfig configures the hot counters: the knobs, and the dynamodb store's
+// ErrContention (every attempt's condition failed: nothing written) retried as a throttle.
+func (c Config) hotConfig() hotcounter.Config {
+	return hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime,
+		Retryable: func(err error) bool { return errors.Is(err, dynamodb.ErrContention) }}
 }
 
 func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
@@ -77,7 +92,7 @@ func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error)
 	token := c.UpstashToken
 	if token == "" {
 		var err error
-		if token, err = c.readSecret(ctx, opts); err != nil {
+		if token, err = c.readSecret(ctx, opts, EnvUpstashSecretARN, c.UpstashSecretARN); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/wait"
 	"github.com/edgelimit/edgelimit/pkg/answer"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
@@ -37,20 +38,9 @@ func New(cfg Config) (*Middleware, error) {
 		cfg.MaxDelay = time.Second
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = wait.Sleep
 	}
 	return &Middleware{gate: cfg.Gate, maxDelay: cfg.MaxDelay, sleep: cfg.Sleep}, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // decide checks req with the gate, waits a leaky bucket's delay when it may, and returns

@@ -31,6 +31,30 @@ func CounterKey(tenantID string, generation int64, route, identity string) strin
 	return b.String()
 }
 
+// CounterKeyTenant returns the tenant id of a key that CounterKey made, read from its
+// length-prefixed first part without allocating ("acme" for "c1|4:acme|0|..."), and
+// false for a key of another form. A backend that must keep a tenant's counters
+// together (the hash tag of a Redis Cluster key) derives where to put a key from it.
+func CounterKeyTenant(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, counterKeyVersion+"|")
+	if !ok {
+		return "", false
+	}
+	n, colon := 0, 0
+	for ; colon < len(rest) && colon < 5 && rest[colon] >= '0' && rest[colon] <= '9'; colon++ {
+		n = n*10 + int(rest[colon]-'0')
+	}
+	// At most 4 digits: keys that long are past every store's bound anyway.
+	if colon == 0 || colon == 5 || colon >= len(rest) || rest[colon] != ':' {
+		return "", false
+	}
+	end := colon + 1 + n
+	if end >= len(rest) || rest[end] != '|' {
+		return "", false
+	}
+	return rest[colon+1 : end], true
+}
+
 func writePart(b *strings.Builder, s string) {
 	b.WriteByte('|')
 	b.WriteString(strconv.Itoa(len(s)))

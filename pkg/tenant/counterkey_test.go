@@ -48,17 +48,9 @@ func TestCounterKeyCollisions(t *testing.T) {
 // key that decodes back to its parts cannot be shared by other parts.
 func TestCounterKeyInjective(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
-	const alphabet = "a1|:- 9_/{}"
-	part := func() string {
-		b := make([]byte, rng.IntN(6))
-		for i := range b {
-			b[i] = alphabet[rng.IntN(len(alphabet))]
-		}
-		return string(b)
-	}
 	seen := map[string]keyParts{}
 	for range 20000 {
-		p := keyParts{part(), rng.Int64N(30), part(), part()}
+		p := randomParts(rng, 6)
 		key := CounterKey(p.tenant, p.generation, p.route, p.identity)
 		got, err := parseCounterKey(key)
 		if err != nil || got != p {
@@ -116,4 +108,39 @@ func readPart(s string) (part, rest string, err error) {
 		return "", "", fmt.Errorf("bad length in %q", s)
 	}
 	return s[:length], s[length:], nil
+}
+
+// TestCounterKeyTenant reads the tenant back from keys of random parts full of
+// separators, and refuses keys CounterKey did not make.
+func TestCounterKeyTenant(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 2))
+	for range 20000 {
+		p := randomParts(rng, 8)
+		got, ok := CounterKeyTenant(CounterKey(p.tenant, p.generation, p.route, p.identity))
+		if !ok || got != p.tenant {
+			t.Fatalf("the tenant of %+v reads as %q, %v", p, got, ok)
+		}
+	}
+	for _, key := range []string{"", "acme", "c1|", "c1|4:acm", "c1|4:acme", "c1|4:acmex|0", "c2|4:acme|0|0:|1:t",
+		"c1|+4:acme|0|0:|1:t", "c1|:acme|0", "c1|99999:a|", "storetest:a:b"} {
+		if got, ok := CounterKeyTenant(key); ok {
+			t.Errorf("CounterKeyTenant(%q) = %q, true; want false: CounterKey makes no such key", key, got)
+		}
+	}
+	if got, ok := CounterKeyTenant("c1|4:acme|0|12:POST /orders|1:t"); !ok || got != "acme" {
+		t.Errorf("the README's key reads as %q, %v", got, ok)
+	}
+}
+
+// randomParts returns key parts of up to maxLen bytes full of separators.
+func randomParts(rng *rand.Rand, maxLen int) keyParts {
+	const alphabet = "a1|:- 9_/{}"
+	part := func() string {
+		b := make([]byte, rng.IntN(maxLen))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	return keyParts{part(), rng.Int64N(30), part(), part()}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // CountersOptions describes what a backend does not support, so the suite skips only that.
@@ -40,11 +41,14 @@ func RunCounters(t *testing.T, st store.Counters, opts CountersOptions) {
 	t.Run("CounterInput", func(t *testing.T) { testCounterInput(t, st) })
 }
 
-// Key returns a key no other test or earlier run uses.
+// Key returns a key no other test or earlier run uses. It is a counter key as the gate
+// makes them (tenant.CounterKey), and the keys of one test share its tenant, as the
+// counters of one request do: a store that keeps a tenant's counters together (a
+// Redis Cluster hash slot) can decide them as one.
 func Key(t testing.TB, name string) string {
 	var b [6]byte
 	rand.Read(b[:])
-	return "storetest:" + strings.ReplaceAll(t.Name(), "/", ".") + ":" + name + ":" + hex.EncodeToString(b[:])
+	return tenant.CounterKey("storetest:"+strings.ReplaceAll(t.Name(), "/", "."), 0, name, hex.EncodeToString(b[:]))
 }
 
 // Set builds a rule set from JSON rules, following zone (nil: UTC).

@@ -254,6 +254,10 @@ local function write(c)
       keys[#keys + 1] = pz.zkey
     end
   end
+  -- bucket.lua keeps in "x" until when its last TTL keeps the key; the TTL below is
+  -- this script's own, so "x" no longer holds.
+  hset[#hset + 1] = 'x'
+  hset[#hset + 1] = '0'
   redis.call('HSET', c.hkey, unpack(hset))
   local ttl = math.ceil((idle - now) / 1000) + margin
   for _, key in ipairs(keys) do redis.call('PEXPIRE', key, ttl) end

@@ -3,72 +3,26 @@ package upstash
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
-// keyState is a tenant's version, keyrev and keys (key id -> record JSON), read in
-// one transaction.
-type keyState struct {
-	version, keyrev string
-	keys            map[string]string
-}
-
-func (s *Tenants) readKeys(ctx context.Context, id string) (keyState, error) {
+// readKeys reads the tenant's version, keyrev and key records in one transaction.
+func (s *Tenants) readKeys(ctx context.Context, id string) (KeyState, error) {
 	if !tenant.ValidID(id) {
-		return keyState{}, store.ErrNotFound
+		return KeyState{}, store.ErrNotFound
 	}
-	results, err := s.c.MultiExec(ctx, [][]any{
-		{"HMGET", s.tenantKey(id), "version", "keyrev"},
-		{"HGETALL", s.keysKey(id)},
-	})
+	st, err := s.c.KeyState(ctx, s.l.Tenant(id), s.l.Keys(id))
 	if err != nil {
-		return keyState{}, fmt.Errorf("tenantstore/upstash: read keys of %s: %w", id, err)
+		return KeyState{}, s.fail("read the keys of "+id, err)
 	}
-	for _, res := range results {
-		if res.Err != nil {
-			return keyState{}, fmt.Errorf("tenantstore/upstash: read keys of %s: %w", id, res.Err)
-		}
-	}
-	head, err := stringsOf(results[0].Reply, true)
-	if err != nil || len(head) != 2 {
-		return keyState{}, fmt.Errorf("tenantstore/upstash: read keys of %s: %v: %w", id, results[0].Reply, upstashrest.ErrMalformedReply)
-	}
-	if head[0] == "" {
-		return keyState{}, store.ErrNotFound
-	}
-	flat, err := stringsOf(results[1].Reply, false)
-	if err != nil || len(flat)%2 != 0 {
-		return keyState{}, fmt.Errorf("tenantstore/upstash: read keys of %s: %w", id, upstashrest.ErrMalformedReply)
-	}
-	st := keyState{version: head[0], keyrev: head[1], keys: make(map[string]string, len(flat)/2)}
-	for i := 0; i < len(flat); i += 2 {
-		st.keys[flat[i]] = flat[i+1]
+	if !st.Found {
+		return KeyState{}, store.ErrNotFound
 	}
 	return st, nil
-}
-
-// stringsOf returns an array reply of strings; with nils, a nil element gives "".
-func stringsOf(r upstashrest.Reply, nils bool) ([]string, error) {
-	elems, err := r.Array()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(elems))
-	for i, e := range elems {
-		if nils && e.IsNil() {
-			continue
-		}
-		if out[i], err = e.String(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // Delete removes the tenant and its keys in one script, conditioned on the version
@@ -79,30 +33,26 @@ func (s *Tenants) Delete(ctx context.Context, id string, ifVersion int64) error 
 		if err != nil {
 			return err
 		}
-		if st.version != strconv.FormatInt(ifVersion, 10) {
+		if st.Version != strconv.FormatInt(ifVersion, 10) {
 			return store.ErrVersionConflict
 		}
-		keys := []string{s.tenantKey(id), s.idsKey(), s.keysKey(id)}
-		for _, doc := range st.keys {
-			rec, err := store.DecodeRecord(doc)
-			if err != nil {
-				return err
-			}
-			keys = append(keys, s.recordKey(rec.Hash))
+		keys, err := s.l.DeleteKeys(id, st.Keys)
+		if err != nil {
+			return err
 		}
-		code, err := s.eval(ctx, deleteScript, keys, st.version, st.keyrev, id)
-		switch {
-		case err != nil:
-			return fmt.Errorf("tenantstore/upstash: delete %s: %w", id, err)
-		case code == -1:
-			return store.ErrNotFound
-		case code == -2:
-			return store.ErrVersionConflict
-		case code == 1:
-			return nil
+		if err := s.run(ctx, deleteScript, keys, st.Version, st.Keyrev, id); err != ErrRetry {
+			return s.maybeFail("delete "+id, err)
 		}
 	}
 	return ErrBusy
+}
+
+// maybeFail is fail for an error that may be nil.
+func (s *Tenants) maybeFail(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return s.fail(what, err)
 }
 
 // PutKey stores a new key record and lists it on its tenant in one script.
@@ -114,19 +64,8 @@ func (s *Tenants) PutKey(ctx context.Context, rec apikey.Record) error {
 	if err != nil {
 		return err
 	}
-	keys := []string{s.tenantKey(rec.TenantID), s.keysKey(rec.TenantID), s.recordKey(rec.Hash)}
-	code, err := s.eval(ctx, putKeyScript, keys, rec.KeyID, string(doc), store.MaxKeysPerTenant)
-	switch {
-	case err != nil:
-		return fmt.Errorf("tenantstore/upstash: put key %s: %w", rec.KeyID, err)
-	case code == -1:
-		return store.ErrNotFound
-	case code == -2:
-		return store.ErrExists
-	case code == -3:
-		return store.ErrTooManyKeys
-	}
-	return nil
+	err = s.run(ctx, putKeyScript, s.l.KeyKeys(rec.TenantID, rec.Hash), rec.KeyID, string(doc), strconv.Itoa(store.MaxKeysPerTenant))
+	return s.maybeFail("put key "+rec.KeyID, err)
 }
 
 // LookupKey reads the key record by hash.
@@ -134,16 +73,12 @@ func (s *Tenants) LookupKey(ctx context.Context, hash string) (apikey.Record, er
 	if !apikey.ValidHash(hash) {
 		return apikey.Record{}, store.ErrNotFound
 	}
-	r, err := s.c.Do(ctx, "GET", s.recordKey(hash))
+	doc, ok, err := s.c.Get(ctx, s.l.Record(hash))
 	if err != nil {
-		return apikey.Record{}, fmt.Errorf("tenantstore/upstash: lookup key: %w", err)
+		return apikey.Record{}, s.fail("lookup key", err)
 	}
-	if r.IsNil() {
+	if !ok {
 		return apikey.Record{}, store.ErrNotFound
-	}
-	doc, err := r.String()
-	if err != nil {
-		return apikey.Record{}, fmt.Errorf("tenantstore/upstash: lookup key: %w", err)
 	}
 	rec, err := store.DecodeRecord(doc)
 	if err != nil {
@@ -158,7 +93,7 @@ func (s *Tenants) ListKeys(ctx context.Context, tenantID string) ([]apikey.Recor
 	if err != nil {
 		return nil, err
 	}
-	return store.DecodeRecords(st.keys)
+	return store.DecodeRecords(st.Keys)
 }
 
 // RevokeKey rewrites the record, when it is still the one read.
@@ -189,7 +124,7 @@ func (s *Tenants) changeKey(ctx context.Context, tenantID, keyID string, plan fu
 		if err != nil {
 			return err
 		}
-		old, ok := st.keys[keyID]
+		old, ok := st.Keys[keyID]
 		if !ok {
 			return store.ErrNotFound
 		}
@@ -201,15 +136,8 @@ func (s *Tenants) changeKey(ctx context.Context, tenantID, keyID string, plan fu
 		if err != nil || !change {
 			return err
 		}
-		keys := []string{s.tenantKey(tenantID), s.keysKey(tenantID), s.recordKey(rec.Hash)}
-		code, err := s.eval(ctx, changeKeyScript, keys, keyID, old, doc)
-		switch {
-		case err != nil:
-			return fmt.Errorf("tenantstore/upstash: change key %s: %w", keyID, err)
-		case code == -1:
-			return store.ErrNotFound
-		case code == 1:
-			return nil
+		if err := s.run(ctx, changeKeyScript, s.l.KeyKeys(tenantID, rec.Hash), keyID, old, doc); err != ErrRetry {
+			return s.maybeFail("change key "+keyID, err)
 		}
 	}
 	return ErrBusy

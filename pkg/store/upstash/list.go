@@ -2,14 +2,13 @@ package upstash
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// List returns tenants in order of id: ZRANGE BYLEX over the ids, then one pipeline of
-// HMGETs. A tenant deleted between the two is left out.
+// List returns tenants in order of id: ZRANGE BYLEX over the ids, then the tenants in
+// one round trip (a pipeline of HMGETs). A tenant deleted between the two is left out.
 func (s *Tenants) List(ctx context.Context, limit int, pageToken string) ([]tenant.Tenant, string, error) {
 	after, err := store.ParsePageToken(pageToken)
 	if err != nil {
@@ -20,21 +19,9 @@ func (s *Tenants) List(ctx context.Context, limit int, pageToken string) ([]tena
 	if after != "" {
 		start = "(" + after
 	}
-	r, err := s.c.Do(ctx, "ZRANGE", s.idsKey(), start, "+", "BYLEX", "LIMIT", 0, limit+1)
+	ids, err := s.c.RangeByLex(ctx, s.l.IDs(), start, limit+1)
 	if err != nil {
-		return nil, "", fmt.Errorf("tenantstore/upstash: list: %w", err)
-	}
-	members, err := r.Array()
-	if err != nil {
-		return nil, "", fmt.Errorf("tenantstore/upstash: list: %w", err)
-	}
-	ids := make([]string, 0, len(members))
-	for _, m := range members {
-		id, err := m.String()
-		if err != nil {
-			return nil, "", fmt.Errorf("tenantstore/upstash: list: %w", err)
-		}
-		ids = append(ids, id)
+		return nil, "", s.fail("list", err)
 	}
 	next := ""
 	if len(ids) > limit {
@@ -45,30 +32,27 @@ func (s *Tenants) List(ctx context.Context, limit int, pageToken string) ([]tena
 	return out, next, err
 }
 
-// fetch reads the tenants ids in one pipeline, leaving out those deleted meanwhile.
+// fetch reads the tenants ids, leaving out those deleted meanwhile.
 func (s *Tenants) fetch(ctx context.Context, ids []string) ([]tenant.Tenant, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	cmds := make([][]any, len(ids))
+	keys := make([]string, len(ids))
 	for i, id := range ids {
-		cmds[i] = []any{"HMGET", s.tenantKey(id), "doc", "version"}
+		keys[i] = s.l.Tenant(id)
 	}
-	results, err := s.c.Pipeline(ctx, cmds)
+	stored, err := s.c.Tenants(ctx, keys)
 	if err != nil {
-		return nil, fmt.Errorf("tenantstore/upstash: list: %w", err)
+		return nil, s.fail("list", err)
 	}
 	out := make([]tenant.Tenant, 0, len(ids))
-	for i, res := range results {
-		if res.Err != nil {
-			return nil, fmt.Errorf("tenantstore/upstash: list %s: %w", ids[i], res.Err)
-		}
-		t, err := decodeTenant(res.Reply)
-		if err == store.ErrNotFound {
+	for i, st := range stored {
+		if !st.Found {
 			continue
 		}
+		t, err := DecodeTenant(st.Doc, st.Version)
 		if err != nil {
-			return nil, err
+			return nil, s.fail("list "+ids[i], err)
 		}
 		out = append(out, t)
 	}

@@ -43,7 +43,7 @@ const maxAttempts = 10
 
 // ErrBusy is returned when a key change or Delete lost maxAttempts races in a row with
 // other writes to the same tenant's keys. Nothing was changed; the call may be retried.
-var ErrBusy = errors.New("tenantstore/upstash: the tenant's keys kept changing; nothing was written")
+var ErrBusy = errors.New("store: the tenant's keys kept changing; nothing was written")
 
 // TenantsConfig configures a Tenants. Its zero value means the defaults.
 type TenantsConfig struct {
@@ -51,27 +51,43 @@ type TenantsConfig struct {
 	Prefix string
 }
 
-// Tenants is the store.Tenants over Upstash Redis. Create it with New. It is safe for
-// concurrent use.
+// Tenants is the store.Tenants over Redis: Upstash's REST API (NewTenants), or RESP
+// (pkg/store/redis). It is safe for concurrent use.
 type Tenants struct {
-	c      *upstashrest.Client
-	prefix string
+	c    TenantsConn
+	l    Layout
+	name string // starts its errors
 }
 
-// NewTenants returns a Tenants that sends its commands through c.
+// NewTenants returns a Tenants that sends its commands through the Upstash client c.
 func NewTenants(c *upstashrest.Client, cfg TenantsConfig) *Tenants {
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix
 	}
-	return &Tenants{c: c, prefix: cfg.Prefix}
+	return NewTenantsWith(restConn{c}, Layout{Prefix: cfg.Prefix}, "store/upstash")
 }
 
-func (s *Tenants) tenantKey(id string) string   { return s.prefix + "tenant:" + id }
-func (s *Tenants) keysKey(id string) string     { return s.prefix + "keys:" + id }
-func (s *Tenants) recordKey(hash string) string { return s.prefix + "key:" + hash }
-func (s *Tenants) idsKey() string               { return s.prefix + "ids" }
+// NewTenantsWith returns a Tenants that sends its commands through c, under the key
+// names of l; name starts its errors ("store/redis").
+func NewTenantsWith(c TenantsConn, l Layout, name string) *Tenants {
+	return &Tenants{c: c, l: l, name: name}
+}
 
-// Create stores a new tenant with version 1.
+// fail says what failed; store's sentinels stay visible to errors.Is.
+func (s *Tenants) fail(what string, err error) error {
+	return fmt.Errorf("%s: %s: %w", s.name, what, err)
+}
+
+// run runs a script and returns the error its answer means (Outcome).
+func (s *Tenants) run(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) error {
+	answer, err := s.c.Eval(ctx, script, keys, args...)
+	if err != nil {
+		return err
+	}
+	return Outcome(script, answer)
+}
+
+// Create stores a new tenant with version 1: create.lua.
 func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, error) {
 	t, err := store.PrepareCreate(t)
 	if err != nil {
@@ -81,53 +97,32 @@ func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, e
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	code, err := s.eval(ctx, createScript, []string{s.tenantKey(t.ID), s.idsKey()}, string(doc), t.ID)
-	switch {
-	case err != nil:
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: create %s: %w", t.ID, err)
-	case code == 0:
-		return tenant.Tenant{}, store.ErrExists
+	if err := s.run(ctx, createScript, []string{s.l.Tenant(t.ID), s.l.IDs()}, string(doc), t.ID); err != nil {
+		return tenant.Tenant{}, s.fail("create "+t.ID, err)
 	}
 	return t, nil
 }
 
-// Get returns the tenant.
+// Get returns the tenant: one HMGET.
 func (s *Tenants) Get(ctx context.Context, id string) (tenant.Tenant, error) {
 	if !tenant.ValidID(id) {
 		return tenant.Tenant{}, store.ErrNotFound
 	}
-	r, err := s.c.Do(ctx, "HMGET", s.tenantKey(id), "doc", "version")
+	stored, err := s.c.Tenants(ctx, []string{s.l.Tenant(id)})
 	if err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: get %s: %w", id, err)
+		return tenant.Tenant{}, s.fail("get "+id, err)
 	}
-	return decodeTenant(r)
-}
-
-// decodeTenant reads the reply to HMGET doc version.
-func decodeTenant(r upstashrest.Reply) (tenant.Tenant, error) {
-	fields, err := r.Array()
-	if err != nil || len(fields) != 2 {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: tenant reply %v: %w", r, upstashrest.ErrMalformedReply)
-	}
-	if fields[0].IsNil() {
+	if !stored[0].Found {
 		return tenant.Tenant{}, store.ErrNotFound
 	}
-	doc, err1 := fields[0].String()
-	version, err2 := fields[1].String()
-	if err := errors.Join(err1, err2); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: tenant reply: %w", err)
-	}
-	var t tenant.Tenant
-	if err := json.Unmarshal([]byte(doc), &t); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: stored tenant: %w", err)
-	}
-	if t.Version, err = strconv.ParseInt(version, 10, 64); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: stored version %q: %w", version, err)
+	t, err := DecodeTenant(stored[0].Doc, stored[0].Version)
+	if err != nil {
+		return tenant.Tenant{}, s.fail("get "+id, err)
 	}
 	return t, nil
 }
 
-// Replace stores t when the stored version is ifVersion: one script.
+// Replace stores t when the stored version is ifVersion: replace.lua.
 func (s *Tenants) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
 	t, err := store.PrepareReplace(t, ifVersion)
 	if err != nil {
@@ -137,30 +132,9 @@ func (s *Tenants) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64)
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	code, err := s.eval(ctx, replaceScript, []string{s.tenantKey(t.ID)}, strconv.FormatInt(ifVersion, 10), strconv.FormatInt(t.Version, 10), string(doc))
-	switch {
-	case err != nil:
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/upstash: replace %s: %w", t.ID, err)
-	case code == -1:
-		return tenant.Tenant{}, store.ErrNotFound
-	case code == -2:
-		return tenant.Tenant{}, store.ErrVersionConflict
+	err = s.run(ctx, replaceScript, []string{s.l.Tenant(t.ID)}, strconv.FormatInt(ifVersion, 10), strconv.FormatInt(t.Version, 10), string(doc))
+	if err != nil {
+		return tenant.Tenant{}, s.fail("replace "+t.ID, err)
 	}
 	return t, nil
-}
-
-// eval runs a script whose answer is an integer code.
-func (s *Tenants) eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...any) (int64, error) {
-	r, err := s.c.Eval(ctx, script, keys, args...)
-	if err != nil {
-		return 0, err
-	}
-	code, err := r.Int64()
-	if err != nil {
-		return 0, err
-	}
-	if code < -3 || code > 1 {
-		return 0, fmt.Errorf("%w: script answered %d", upstashrest.ErrMalformedReply, code)
-	}
-	return code, nil
 }

@@ -51,7 +51,7 @@ func scanKeys(t *testing.T, s *Tenants) []string {
 	var keys []string
 	cursor := "0"
 	for range 10000 {
-		r, err := s.c.Do(context.Background(), "SCAN", cursor, "MATCH", s.prefix+"*", "COUNT", 1000)
+		r, err := s.c.(restConn).c.Do(context.Background(), "SCAN", cursor, "MATCH", s.l.Prefix+"*", "COUNT", 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func dump(t *testing.T, st store.Tenants) []string {
 	var out []string
 	for _, key := range scanKeys(t, s) {
 		out = append(out, key)
-		typ, err := s.c.Do(t.Context(), "TYPE", key)
+		typ, err := s.c.(restConn).c.Do(t.Context(), "TYPE", key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func dump(t *testing.T, st store.Tenants) []string {
 		if read == nil {
 			t.Fatalf("key %s has the unexpected type %q", key, name)
 		}
-		r, err := s.c.Do(t.Context(), read...)
+		r, err := s.c.(restConn).c.Do(t.Context(), read...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,222 @@
+package hotcounter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+)
+
+// Throttled reservations: the first wait, the most doublings of the lease size, and
+// how long one doubling lasts once reservations go through again.
+const (
+	throttleWait  = 5_000 // 5 ms, doubled per consecutive throttle
+	maxLevel      = 3
+	throttleDecay = 10_000_000 // 10 s
+)
+
+// withdrawal is what one request took from a counter's leases: units from lease gen,
+// which a refund may give back, and old units of the lease it replaced, which are lost
+// if refunded (their lease has ended).
+type withdrawal struct {
+	gen        uint64
+	units, old int64
+}
+
+// take withdraws cost from the counter's lease for a request at now, reserving a new
+// lease from Next when this one is short. It returns what it withdrew and the counter's
+// Decision; a denial withdraws nothing. The error wraps store.ErrThrottled while
+// Next throttles this counter (and nothing says it is used up), or is Next's or ctx's.
+//
+// When Next denies a reservation but still has what the request needs, and the
+// denying rule frees no more before long (a used-up window), take reserves what Next
+// has left instead (a second call); under contention for a bucket it backs off,
+// leaving the units to the instances that come first.
+func (e *counter) take(ctx context.Context, s *Store, c store.Counter, now, cost int64) (withdrawal, limiter.Decision, error) {
+	e.mu.Lock()
+	w, d, done, err := e.fromLease(c, now, cost, &s.stats)
+	e.mu.Unlock()
+	if done {
+		return w, d, err
+	}
+	select { // one reservation at a time; the others wait for it, within their deadline
+	case e.reserving <- struct{}{}:
+	case <-ctx.Done():
+		return withdrawal{}, limiter.Decision{}, fmt.Errorf("hotcounter: %q: waiting for a reservation: %w", c.Key, ctx.Err())
+	}
+	defer func() { <-e.reserving }()
+	e.mu.Lock()
+	if w, d, done, err := e.fromLease(c, now, cost, &s.stats); done { // reserved meanwhile
+		e.mu.Unlock()
+		return w, d, err
+	}
+	r := e.plan(c.Set, now, cost, s.p.leaseTime)
+	e.mu.Unlock()
+	d, err = s.reserveCall(ctx, c, now, r.want)
+	if err == nil && !d.Allowed && d.Remaining >= r.need && d.RetryAfter > r.maxWait {
+		r.want = d.Remaining
+		d, err = s.reserveCall(ctx, c, now, r.want)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.settle(r, d, err, s)
+}
+
+// fromLease answers from the lease alone when it can (done): cost withdrawn from it, a
+// local denial while backing off, or the throttling error; e.mu is held.
+func (e *counter) fromLease(c store.Counter, now, cost int64, st *stats) (w withdrawal, d limiter.Decision, done bool, err error) {
+	if e.lease.units > 0 && now >= e.lease.expires {
+		st.lost.Add(e.lease.units)
+		e.lease.units = 0
+	}
+	switch {
+	case e.lease.units >= cost:
+		e.lease.units -= cost
+		return withdrawal{gen: e.gen, units: cost}, e.answer(now, true), true, nil
+	case now < e.retryAt:
+		st.localDenials.Add(1)
+		return withdrawal{}, e.answer(now, false), true, nil
+	case now < e.throttledUntil:
+		return withdrawal{}, limiter.Decision{}, true, fmt.Errorf("hotcounter: %q: %w: backing off", c.Key, store.ErrThrottled)
+	}
+	return withdrawal{}, limiter.Decision{}, false, nil
+}
+
+// reservation is one planned reservation: want units, need of them for the request
+// beside the old units it took from the lease, for set, at now.
+type reservation struct {
+	set                  *limiter.Set
+	now, old, need, want int64
+	leaseTime, maxWait   int64
+	gen                  uint64
+}
+
+// plan takes the lease's last units for the request and sizes the reservation: need
+// (what the request still lacks) + B; e.mu is held.
+func (e *counter) plan(set *limiter.Set, now, cost, leaseTime int64) reservation {
+	leaseTime <<= e.level
+	r := reservation{set: set, now: now, old: e.lease.units, leaseTime: leaseTime, maxWait: e.maxWait, gen: e.gen}
+	e.lease.units = 0
+	r.need = cost - r.old
+	r.want = min(r.need+e.size(now, leaseTime), e.capacity)
+	return r
+}
+
+// settle applies Next's answer d (or err) to reservation r: an allowed one is the new
+// lease, less what the request needs; a denial backs off; a throttle backs off too, as
+// a local denial when Next last said the counter was used up, else as the error. The
+// old units go back to the lease unless the request got them; e.mu is held.
+func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store) (withdrawal, limiter.Decision, error) {
+	if e.set != r.set { // the rules changed meanwhile: what was reserved under them is lost
+		s.stats.lost.Add(r.old)
+		if err == nil && d.Allowed {
+			s.stats.lost.Add(r.want)
+		}
+		return withdrawal{}, limiter.Decision{}, errors.New("hotcounter: the counter's rules changed during its reservation")
+	}
+	if err != nil || !d.Allowed {
+		e.giveBack(r, &s.stats)
+	}
+	switch {
+	case err != nil && !errors.Is(err, store.ErrThrottled):
+		return withdrawal{}, limiter.Decision{}, err
+	case err != nil:
+		e.throttled(r.now)
+		if !e.exhausted(r.want) {
+			return withdrawal{}, limiter.Decision{}, err
+		}
+		e.retryAt = e.throttledUntil // it was used up when last seen: back off, denying
+		s.stats.localDenials.Add(1)
+		return withdrawal{}, e.answer(r.now, false), nil
+	case !d.Allowed:
+		e.last = d
+		s.stats.denied.Add(1)
+		e.denied(r.now, d, &s.p)
+		return withdrawal{}, e.answer(r.now, false), nil
+	}
+	e.last = d
+	e.gen++
+	e.lease = lease{units: r.want - r.need, expires: e.expiry(r.now, r.leaseTime)}
+	e.denials, e.retryAt = max(e.denials-1, 0), 0
+	if e.level > 0 && r.now-e.lastThrottle > throttleDecay {
+		e.level, e.lastThrottle = e.level-1, r.now
+	}
+	s.stats.lease(r.want, r.want-r.need)
+	return withdrawal{gen: e.gen, units: r.need, old: r.old}, e.answer(r.now, true), nil
+}
+
+// giveBack returns the old units a failed reservation took from the lease, when that
+// lease is still the current one and in force.
+func (e *counter) giveBack(r reservation, st *stats) {
+	if r.gen == e.gen && r.now < e.lease.expires {
+		e.lease.units += r.old
+		return
+	}
+	st.lost.Add(r.old)
+}
+
+// reserveCall is one Next decision of want units on c alone.
+func (s *Store) reserveCall(ctx context.Context, c store.Counter, now, want int64) (limiter.Decision, error) {
+	s.stats.reservations.Add(1)
+	cs := [1]store.Counter{c}
+	var out [1]limiter.Decision
+	err := s.call(ctx, cs[:], now, want, out[:])
+	return out[0], err
+}
+
+// size is B: the units this instance spends on the counter in half of leaseTime at its
+// recent rate, from 1 to a tenth of the counter's capacity.
+func (e *counter) size(now, leaseTime int64) int64 {
+	_, units := e.meter.rate(now)
+	b := (units*leaseTime/2 + 999_999) / 1_000_000
+	return min(max(b, 1), max(e.capacity/10, 1))
+}
+
+// exhausted reports whether Next's last answer on the counter said it had less than
+// want left: a throttled reservation is then answered as a denial while backing off,
+// not as an error.
+func (e *counter) exhausted(want int64) bool {
+	return e.last.Limit > 0 && (!e.last.Allowed || e.last.Remaining < want)
+}
+
+// denied backs off after a denied reservation: no new one before Next's RetryAfter,
+// nor before a wait that doubles with every consecutive denial, up to maxWait.
+func (e *counter) denied(now int64, d limiter.Decision, p *params) {
+	e.denials++
+	wait := min(p.backoff<<min(e.denials-1, 30), e.maxWait)
+	e.retryAt = now + max(d.RetryAfter, wait, 1)
+}
+
+// throttled backs off after a throttled reservation and makes later leases larger.
+func (e *counter) throttled(now int64) {
+	e.level = min(e.level+1, maxLevel)
+	e.lastThrottle = now
+	e.throttledUntil = now + throttleWait<<(e.level-1)
+}
+
+// answer is the counter's Decision for a request decided from its lease: Next's answer
+// to the last reservation, with the lease's units added to Remaining; a denial's
+// RetryAfter is the wait until the next reservation.
+func (e *counter) answer(now int64, allowed bool) limiter.Decision {
+	d := e.last
+	d.Allowed, d.Delay, d.RetryAfter = allowed, 0, 0
+	d.Remaining = max(d.Remaining, 0) + e.lease.units
+	if !allowed {
+		d.RetryAfter = max(e.retryAt-now, 1)
+	}
+	return d
+}
+
+// refund gives back what a request withdrew, when its lease is still the current one.
+func (e *counter) refund(w withdrawal, now int64, st *stats) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st.lost.Add(w.old)
+	if w.gen == e.gen && now < e.lease.expires {
+		e.lease.units += w.units
+		return
+	}
+	st.lost.Add(w.units)
+}

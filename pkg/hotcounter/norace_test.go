@@ -1,0 +1,5 @@
+//go:build !race
+
+package hotcounter_test
+
+const raceEnabled = false

@@ -1,0 +1,161 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
+)
+
+var _ store.Counters = (*Counters)(nil)
+
+// CountersConfig configures a Counters. Its zero value means the defaults.
+type CountersConfig struct {
+	// TTLMargin is how long past the instant its state goes idle a key is kept, to
+	// absorb clock differences between callers; 0 means 1 minute.
+	TTLMargin time.Duration
+}
+
+// Counters is the store.Counters over Redis or Valkey: one EVALSHA per decision, of the
+// Upstash backend's decide.lua, or of bucket.lua for a set of one bucket rule.
+// Create it with NewCounters.
+type Counters struct {
+	c      *Client
+	margin time.Duration
+	// The scripts, replaceable by tests (a cold script cache), and whether bucket.lua
+	// takes the sets it can (tests turn it off to compare the two).
+	decide, bucket *upstashrest.Script
+	noFastPath     bool
+	rules          *bucketRules
+}
+
+// NewCounters returns a Counters that sends its commands through c.
+func NewCounters(c *Client, cfg CountersConfig) *Counters {
+	return &Counters{c: c, margin: cfg.TTLMargin, decide: upstash.DecideScript(), bucket: upstash.BucketScript(),
+		rules: &bucketRules{margin: cfg.TTLMargin}}
+}
+
+// Decide decides a request of cost against the counters of cs at now, all of them in
+// one script call (one round trip when the server's script cache is warm); see
+// store.Counters. On an error outs are zero.
+func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
+	if err := store.CheckCounters(cs, now, cost, outs); err != nil {
+		return err
+	}
+	var err error
+	if len(cs) == 1 && !s.noFastPath && upstash.FastPath(cs[0].Set) {
+		outs[0], err = s.bucketOne(ctx, cs[0].Key, cs[0].Set, now, cost, true, nil)
+	} else {
+		err = s.decideAll(ctx, cs, now, cost, outs)
+	}
+	if err != nil {
+		clear(outs)
+	}
+	return err
+}
+
+// Peek reports what a request of cost 1 would get at now, without consuming: the
+// script with one counter, in peek mode.
+func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
+	if err := store.CheckRequest(key, set, now, 1); err != nil {
+		return limiter.Decision{}, err
+	}
+	if !s.noFastPath && upstash.FastPath(set) {
+		return s.bucketOne(ctx, key, set, now, 1, false, outs)
+	}
+	keys, args := upstash.DecideArgs([]store.Counter{{Key: slotKey(key), Set: set}}, now, 1, false, s.margin)
+	var buf [limiter.MaxRules]limiter.Outcome
+	rules := buf[:set.Len()]
+	if err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return upstash.ReadOutcomes(ints, rules) }); err != nil {
+		return limiter.Decision{}, fmt.Errorf("redis: peek %q: %w", key, err)
+	}
+	if len(outs) >= len(rules) {
+		copy(outs, rules)
+	}
+	return set.Combine(rules), nil
+}
+
+// decideAll decides the request over every counter with decide.lua, each counter's
+// key under its hash tag.
+func (s *Counters) decideAll(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
+	var buf [store.MaxCounters]store.Counter
+	tagged := buf[:len(cs)]
+	for i, c := range cs {
+		tagged[i] = store.Counter{Key: slotKey(c.Key), Set: c.Set}
+	}
+	keys, args := upstash.DecideArgs(tagged, now, cost, true, s.margin)
+	err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return upstash.ReadDecisions(ints, cs, outs) })
+	if err != nil {
+		return fmt.Errorf("redis: decide %q and %d more counters: %w", cs[0].Key, len(cs)-1, err)
+	}
+	return nil
+}
+
+// bucketOne decides (or peeks at) one counter with bucket.lua, and copies its one
+// outcome into outs when outs has room.
+func (s *Counters) bucketOne(ctx context.Context, key string, set *limiter.Set, now, cost int64, consume bool, outs []limiter.Outcome) (limiter.Decision, error) {
+	keys, args := s.rules.get(set).Args(slotKey(key), now, cost, consume)
+	var out [1]limiter.Outcome
+	if err := s.run(ctx, s.bucket, keys, args, func(ints []int64) error { return upstash.ReadOutcomes(ints, out[:]) }); err != nil {
+		return limiter.Decision{}, fmt.Errorf("redis: decide %q: %w", key, err)
+	}
+	if len(outs) >= 1 {
+		outs[0] = out[0]
+	}
+	return set.Combine(out[:]), nil
+}
+
+// run evaluates script and hands its integers to read.
+func (s *Counters) run(ctx context.Context, script *upstashrest.Script, keys, args []string, read func([]int64) error) error {
+	ints, err := s.c.Eval(ctx, script, keys, args).AsIntSlice()
+	if err != nil {
+		return err
+	}
+	return read(ints)
+}
+
+// Reset deletes key's hash and the sorted sets of its sliding logs, which the hash
+// names: two round trips (HKEYS, DEL), for an operation that is rare.
+func (s *Counters) Reset(ctx context.Context, key string) error {
+	if err := store.CheckKey(key); err != nil {
+		return err
+	}
+	sk := slotKey(key)
+	fields, err := s.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed {
+		return b.Hkeys().Key(upstash.HashKey(sk)).Build()
+	}).AsStrSlice()
+	if err != nil {
+		return fmt.Errorf("redis: reset %q: %w", key, err)
+	}
+	if err := s.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed {
+		return b.Del().Key(upstash.ResetKeys(sk, fields)...).Build()
+	}).Error(); err != nil {
+		return fmt.Errorf("redis: reset %q: %w", key, err)
+	}
+	return nil
+}
+
+// stringArgs renders script arguments (strings and integers) as RESP sends them.
+func stringArgs(args []any) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			out[i] = v
+		case int64:
+			out[i] = strconv.FormatInt(v, 10)
+		case int:
+			out[i] = strconv.Itoa(v)
+		default:
+			out[i] = fmt.Sprint(v)
+		}
+	}
+	return out
+}

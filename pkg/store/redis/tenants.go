@@ -1,0 +1,132 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/redis/rueidis"
+
+	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
+)
+
+// DefaultPrefix starts every key of a Tenants whose TenantsConfig.Prefix is empty, as
+// in the Upstash store.
+const DefaultPrefix = upstash.DefaultPrefix
+
+// TenantsConfig configures a Tenants. Its zero value means the defaults.
+type TenantsConfig struct {
+	// Prefix starts every key, as their hash tag ("{el:t:}tenant:acme"); "" means
+	// DefaultPrefix. It must not hold a brace.
+	Prefix string
+}
+
+// Tenants is the store.Tenants over Redis or Valkey: the Upstash store's Tenants, with
+// its commands sent over RESP. It is safe for concurrent use.
+type Tenants = upstash.Tenants
+
+// NewTenants returns a Tenants that sends its commands through c.
+func NewTenants(c *Client, cfg TenantsConfig) (*Tenants, error) {
+	if cfg.Prefix == "" {
+		cfg.Prefix = DefaultPrefix
+	}
+	if strings.ContainsAny(cfg.Prefix, "{}") {
+		return nil, fmt.Errorf("store/redis: prefix %q: it is the keys' hash tag and must not hold a brace", cfg.Prefix)
+	}
+	return upstash.NewTenantsWith(tenantsConn{c}, upstash.Layout{Prefix: "{" + cfg.Prefix + "}"}, "store/redis"), nil
+}
+
+// tenantsConn is the upstash.TenantsConn over RESP.
+type tenantsConn struct{ c *Client }
+
+func (r tenantsConn) Eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) (int64, error) {
+	return r.c.Eval(ctx, script, keys, args).AsInt64()
+}
+
+func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]upstash.Stored, error) {
+	results, err := r.c.DoMulti(ctx, func(b rueidis.Builder) []rueidis.Completed {
+		cmds := make([]rueidis.Completed, len(keys))
+		for i, k := range keys {
+			cmds[i] = b.Hmget().Key(k).Field("doc", "version").Build()
+		}
+		return cmds
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]upstash.Stored, len(keys))
+	for i, res := range results {
+		f, err := pair(res.ToArray())
+		if err != nil {
+			return nil, fmt.Errorf("HMGET doc version: %w", err)
+		}
+		out[i] = upstash.Stored{Doc: f[0], Version: f[1], Found: !f.missing()}
+	}
+	return out, nil
+}
+
+func (r tenantsConn) KeyState(ctx context.Context, tenantKey, keysKey string) (upstash.KeyState, error) {
+	results, err := r.c.DoMulti(ctx, func(b rueidis.Builder) []rueidis.Completed {
+		return []rueidis.Completed{b.Multi().Build(), b.Hmget().Key(tenantKey).Field("version", "keyrev").Build(),
+			b.Hgetall().Key(keysKey).Build(), b.Exec().Build()}
+	})
+	if err != nil {
+		return upstash.KeyState{}, err
+	}
+	replies, err := results[len(results)-1].ToArray()
+	if err != nil {
+		return upstash.KeyState{}, err
+	}
+	if len(replies) != 2 {
+		return upstash.KeyState{}, fmt.Errorf("%w: EXEC answered %d replies, want 2", upstashrest.ErrMalformedReply, len(replies))
+	}
+	head, err := pair(replies[0].ToArray())
+	if err != nil {
+		return upstash.KeyState{}, fmt.Errorf("HMGET version keyrev: %w", err)
+	}
+	keys, err := replies[1].AsStrMap()
+	if err != nil {
+		return upstash.KeyState{}, fmt.Errorf("HGETALL: %w", err)
+	}
+	return upstash.KeyState{Version: head[0], Keyrev: head[1], Keys: keys, Found: !head.missing()}, nil
+}
+
+func (r tenantsConn) Get(ctx context.Context, key string) (string, bool, error) {
+	v, err := r.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed { return b.Get().Key(key).Build() }).ToString()
+	if rueidis.IsRedisNil(err) {
+		return "", false, nil
+	}
+	return v, err == nil, err
+}
+
+func (r tenantsConn) RangeByLex(ctx context.Context, key, start string, n int) ([]string, error) {
+	return r.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed {
+		return b.Zrange().Key(key).Min(start).Max("+").Bylex().Limit(0, int64(n)).Build()
+	}).AsStrSlice()
+}
+
+// fields are the two values of an HMGET of two fields; a nil value reads as "".
+type fields [2]string
+
+// missing reports whether the first field was nil: the hash does not exist.
+func (f fields) missing() bool { return f[0] == "" }
+
+// pair reads the reply to an HMGET of two fields.
+func pair(vals []rueidis.RedisMessage, err error) (fields, error) {
+	if err != nil {
+		return fields{}, err
+	}
+	if len(vals) != 2 {
+		return fields{}, fmt.Errorf("%w: %d values, want 2", upstashrest.ErrMalformedReply, len(vals))
+	}
+	var f fields
+	var errs [2]error
+	for i, v := range vals {
+		if !v.IsNil() {
+			f[i], errs[i] = v.ToString()
+		}
+	}
+	return f, errors.Join(errs[0], errs[1])
+}

@@ -1,0 +1,157 @@
+package redis
+
+import (
+	"context"
+	"crypto/rand"
+	"strings"
+	"testing"
+
+	"github.com/redis/rueidis"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/storetest"
+)
+
+// fixture is a Tenants under a prefix of its own on one topology, with a client per
+// node to read and delete its keys.
+type fixture struct {
+	tenants *Tenants
+	prefix  string
+	nodes   []*Client
+}
+
+func newFixture(t *testing.T, topo topology) *fixture {
+	t.Helper()
+	f := &fixture{prefix: "el:t:test-" + rand.Text() + ":"}
+	var err error
+	if f.tenants, err = NewTenants(newTestClient(t, topo.config(t)), TenantsConfig{Prefix: f.prefix}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range topo.nodes(t) {
+		f.nodes = append(f.nodes, newTestClient(t, Config{Addrs: []string{a}}))
+	}
+	t.Cleanup(func() {
+		for _, kv := range f.keys(t) {
+			if err := kv.node.Do(context.Background(), func(b rueidis.Builder) rueidis.Completed { return b.Del().Key(kv.key).Build() }).Error(); err != nil {
+				t.Errorf("DEL %s: %v", kv.key, err)
+			}
+		}
+	})
+	return f
+}
+
+type nodeKey struct {
+	node *Client
+	key  string
+}
+
+// keys lists the store's keys on every node with SCAN.
+func (f *fixture) keys(t *testing.T) []nodeKey {
+	var out []nodeKey
+	for _, node := range f.nodes {
+		cursor := uint64(0)
+		for range 10000 {
+			entry, err := node.Do(context.Background(), func(b rueidis.Builder) rueidis.Completed {
+				return b.Scan().Cursor(cursor).Match("{" + f.prefix + "}*").Count(1000).Build()
+			}).AsScanEntry()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range entry.Elements {
+				out = append(out, nodeKey{node, k})
+			}
+			if cursor = entry.Cursor; cursor == 0 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// dump reads every key of the store with the read command of its type.
+func (f *fixture) dump(t *testing.T) []string {
+	var out []string
+	for _, kv := range f.keys(t) {
+		do := func(build func(b rueidis.Builder) rueidis.Completed) rueidis.RedisResult {
+			return kv.node.Do(context.Background(), build)
+		}
+		typ, err := do(func(b rueidis.Builder) rueidis.Completed { return b.Type().Key(kv.key).Build() }).ToString()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vals []string
+		switch typ {
+		case "string":
+			var v string
+			v, err = do(func(b rueidis.Builder) rueidis.Completed { return b.Get().Key(kv.key).Build() }).ToString()
+			vals = []string{v}
+		case "hash":
+			var m map[string]string
+			m, err = do(func(b rueidis.Builder) rueidis.Completed { return b.Hgetall().Key(kv.key).Build() }).AsStrMap()
+			for k, v := range m {
+				vals = append(vals, k, v)
+			}
+		case "zset":
+			vals, err = do(func(b rueidis.Builder) rueidis.Completed { return b.Zrange().Key(kv.key).Min("0").Max("-1").Build() }).AsStrSlice()
+		default:
+			t.Fatalf("key %s has the unexpected type %q", kv.key, typ)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", kv.key, err)
+		}
+		out = append(append(out, kv.key), vals...)
+	}
+	return out
+}
+
+func TestTenantsConformance(t *testing.T) {
+	for _, topo := range topologies {
+		t.Run(topo.name, func(t *testing.T) {
+			fixtures := map[store.Tenants]*fixture{}
+			storetest.RunTenants(t, storetest.TenantsConfig{
+				New: func(t *testing.T) store.Tenants {
+					f := newFixture(t, topo)
+					fixtures[f.tenants] = f
+					return f.tenants
+				},
+				Dump: func(t *testing.T, s store.Tenants) []string { return fixtures[s].dump(t) },
+			})
+		})
+	}
+}
+
+func TestTenantsPrefixWithBraces(t *testing.T) {
+	if _, err := NewTenants(nil, TenantsConfig{Prefix: "el:{t}:"}); err == nil || !strings.Contains(err.Error(), "brace") {
+		t.Fatalf("a prefix with braces: %v, want an error naming the brace", err)
+	}
+}
+
+// TestKeysShareASlot writes two tenants and a key record on the 3-node cluster, then
+// asks the cluster (CLUSTER KEYSLOT) where each key of the store lives: all in one
+// slot, the prefix's, as its scripts need.
+func TestTenantKeysShareASlotToo(t *testing.T) {
+	f := newFixture(t, topologies[1])
+	ctx := t.Context()
+	for _, id := range []string{"acme", "globex"} {
+		if _, err := f.tenants.Create(ctx, storetest.Tenant(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, rec := apikey.Generate("acme", 1_781_092_800_000_000)
+	if err := f.tenants.PutKey(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	keys := f.keys(t)
+	slots := map[int64][]string{}
+	for _, kv := range keys {
+		slot, err := f.nodes[0].Do(ctx, func(b rueidis.Builder) rueidis.Completed { return b.ClusterKeyslot().Key(kv.key).Build() }).AsInt64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots[slot] = append(slots[slot], kv.key)
+	}
+	if len(keys) != 5 || len(slots) != 1 {
+		t.Fatalf("the store's %d keys (want 5: 2 tenants, a key list, a record, the ids) are in %d slots: %v", len(keys), len(slots), slots)
+	}
+}

@@ -1,0 +1,138 @@
+package upstash
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
+)
+
+// TenantsConn carries a Tenants' commands to Redis: over the Upstash REST API
+// (restConn, which NewTenants uses) or over RESP (pkg/store/redis). Each method is one
+// round trip.
+type TenantsConn interface {
+	// Eval runs a script whose answer is an integer.
+	Eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) (int64, error)
+	// Tenants reads the fields doc and version of the tenant hashes keys, in one round
+	// trip: one Stored per key, Found false for a hash that does not exist.
+	Tenants(ctx context.Context, keys []string) ([]Stored, error)
+	// KeyState reads, in one transaction, the version and keyrev of the tenant hash
+	// tenantKey and every field of its hash of keys keysKey.
+	KeyState(ctx context.Context, tenantKey, keysKey string) (KeyState, error)
+	// Get reads a string key: ok false when it does not exist.
+	Get(ctx context.Context, key string) (value string, ok bool, err error)
+	// RangeByLex returns up to n members of the sorted set key, in lexical order, from
+	// start on ("-" for the first, "(member" for those after member).
+	RangeByLex(ctx context.Context, key, start string, n int) ([]string, error)
+}
+
+// Stored is a tenant as its hash holds it: its JSON and its version.
+type Stored struct {
+	Doc, Version string
+	Found        bool
+}
+
+// KeyState is a tenant's version and keyrev, and its key records (key id -> JSON).
+type KeyState struct {
+	Version, Keyrev string
+	Keys            map[string]string
+	Found           bool
+}
+
+// restConn is the TenantsConn over the Upstash REST client.
+type restConn struct{ c *upstashrest.Client }
+
+func (r restConn) Eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) (int64, error) {
+	anys := make([]any, len(args))
+	for i, a := range args {
+		anys[i] = a
+	}
+	reply, err := r.c.Eval(ctx, script, keys, anys...)
+	if err != nil {
+		return 0, err
+	}
+	return reply.Int64()
+}
+
+func (r restConn) Tenants(ctx context.Context, keys []string) ([]Stored, error) {
+	cmds := make([][]any, len(keys))
+	for i, k := range keys {
+		cmds[i] = []any{"HMGET", k, "doc", "version"}
+	}
+	results, err := r.c.Pipeline(ctx, cmds)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Stored, len(keys))
+	for i, res := range results {
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		f, err := stringsOf(res.Reply, true)
+		if err != nil || len(f) != 2 {
+			return nil, fmt.Errorf("%w: HMGET doc version: %v", upstashrest.ErrMalformedReply, res.Reply)
+		}
+		out[i] = Stored{Doc: f[0], Version: f[1], Found: f[0] != ""}
+	}
+	return out, nil
+}
+
+func (r restConn) KeyState(ctx context.Context, tenantKey, keysKey string) (KeyState, error) {
+	results, err := r.c.MultiExec(ctx, [][]any{{"HMGET", tenantKey, "version", "keyrev"}, {"HGETALL", keysKey}})
+	if err != nil {
+		return KeyState{}, err
+	}
+	for _, res := range results {
+		if res.Err != nil {
+			return KeyState{}, res.Err
+		}
+	}
+	head, err := stringsOf(results[0].Reply, true)
+	if err != nil || len(head) != 2 {
+		return KeyState{}, fmt.Errorf("%w: HMGET version keyrev: %v", upstashrest.ErrMalformedReply, results[0].Reply)
+	}
+	flat, err := stringsOf(results[1].Reply, false)
+	if err != nil || len(flat)%2 != 0 {
+		return KeyState{}, fmt.Errorf("%w: HGETALL: %v", upstashrest.ErrMalformedReply, results[1].Reply)
+	}
+	st := KeyState{Version: head[0], Keyrev: head[1], Keys: make(map[string]string, len(flat)/2), Found: head[0] != ""}
+	for i := 0; i < len(flat); i += 2 {
+		st.Keys[flat[i]] = flat[i+1]
+	}
+	return st, nil
+}
+
+func (r restConn) Get(ctx context.Context, key string) (string, bool, error) {
+	reply, err := r.c.Do(ctx, "GET", key)
+	if err != nil || reply.IsNil() {
+		return "", false, err
+	}
+	v, err := reply.String()
+	return v, err == nil, err
+}
+
+func (r restConn) RangeByLex(ctx context.Context, key, start string, n int) ([]string, error) {
+	reply, err := r.c.Do(ctx, "ZRANGE", key, start, "+", "BYLEX", "LIMIT", 0, n)
+	if err != nil {
+		return nil, err
+	}
+	return stringsOf(reply, false)
+}
+
+// stringsOf returns an array reply of strings; with nils, a nil element gives "".
+func stringsOf(r upstashrest.Reply, nils bool) ([]string, error) {
+	elems, err := r.Array()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		if nils && e.IsNil() {
+			continue
+		}
+		if out[i], err = e.String(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
