@@ -99,13 +99,16 @@ func TestReportOfARun(t *testing.T) {
 	for _, want := range []string{
 		"| Upstash store, 1 caller, decisions/s | @upstash/ratelimit, same server and rule | 2.35x (1,738 decisions/s against 741 decisions/s) | at least 1.0x | met |",
 		"| Upstash client, allocations per decision | - | 121 allocs | at most 40 | **not met** |",
-		"| Redis store | redis_rate | pending the Redis backend |",
+		"| Redis store, p50 latency, 1 caller (taking turns) | redis_rate, same redis-server and GCRA rule | pending the Redis backend |",
 		"Pending the Redis backend: this section fills itself",
 		"| `BenchmarkStoreDecide/callers=1` | 576 us | 121 allocs | 10,538 B | 1,738 decisions/s, 1.00 requests/decision |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
+	}
+	if b := r.readmeBlock(); !strings.HasPrefix(b, readmeStart+"\n") || !strings.HasSuffix(b, "\n"+readmeEnd) {
+		t.Errorf("README block's markers are not whole lines:\n%s", b)
 	}
 	if svg := r.ratioChart(); !strings.Contains(svg, "2.35x") || !strings.HasPrefix(svg, "<svg") {
 		t.Errorf("ratio chart:\n%s", svg)

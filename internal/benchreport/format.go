@@ -70,9 +70,5 @@ func thousands(v float64) string {
 	return b.String()
 }
 
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
-}
-
 // dollars formats a price per million decisions.
 func dollars(v float64) string { return fmt.Sprintf("$%.2f", v) }

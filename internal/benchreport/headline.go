@@ -55,12 +55,19 @@ var headline = []row{
 	ratioRow("upstash", "BenchmarkStoreDecide/callers=1", "BenchmarkRedisDirect/callers=1", nsPerOp,
 		"Upstash store (REST), 1 caller", "go-redis `EVALSHA` of the same script (RESP)", "", nil),
 	valueRow("upstash", "BenchmarkStoreDecide/callers=1", allocsPerOp, "Upstash client, allocations per decision", "at most 40", atMost(40)),
-	valueRow("upstash", "BenchmarkStoreDecide/callers=1", "requests/decision", "Upstash, HTTP requests per decision (key cached)", "1", atMost(1)),
+	valueRow("upstash", "BenchmarkStoreDecide/callers=1", "requests/decision", "Upstash store, HTTP requests per decision", "", nil),
 	valueRow("dynamodb", "BenchmarkDecide/callers=1", "requests/decision", "DynamoDB, requests per decision", "", nil),
 	valueRow("dynamodb", "BenchmarkDecide/callers=1", "write-units/decision", "DynamoDB, write units per decision", "", nil),
-	{what: "Redis store", peer: "redis_rate", suite: "redis", figure: func(r *report) (float64, string, bool) {
-		return redisFigure(r)
-	}},
+	metricRow("redis", "BenchmarkGCRAPaired/callers=1", "p50-ratio", "edgelimit-p50-us", "redis_rate-p50-us",
+		"Redis store, p50 latency, 1 caller (taking turns)", "redis_rate, same redis-server and GCRA rule"),
+	metricRow("redis", "BenchmarkGCRAPaired/callers=16", "p50-ratio", "edgelimit-p50-us", "redis_rate-p50-us",
+		"Redis store, p50 latency, 16 callers (taking turns)", "redis_rate, same redis-server and GCRA rule"),
+	ratioRow("redis", "BenchmarkGCRA/edgelimit/callers=1", "BenchmarkGCRA/redis_rate/callers=1", allocsPerOp,
+		"Redis store, allocations per decision", "redis_rate", "", nil),
+	metricRow("redis", "BenchmarkScriptTime/allowed", "ratio", "edgelimit-mean90-us", "redis_rate-mean90-us",
+		"Redis store, script time inside Redis (allowed)", "redis_rate's script"),
+	ratioRow("hotcounter", "BenchmarkDecideDynamoDB/hot", "BenchmarkDecideDynamoDB/store_alone", "round-trips/decision",
+		"hot counter on DynamoDB Local, round trips per decision", "the DynamoDB store alone", "", nil),
 	ratioRow("authorizer", "BenchmarkInvokeWarm/edgelimit", "BenchmarkInvokeWarm/hello", nsPerOp,
 		"authorizer warm invoke", "hello-world authorizer (aws-lambda-go decoding)", "", nil),
 	valueRow("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp, "authorizer warm invoke, time", "at most 20 us", atMost(20_000)),
@@ -84,23 +91,18 @@ var headline = []row{
 		}},
 }
 
-// redisFigure is the Redis row: the first BenchmarkRedis* pair of ours and
-// redis_rate's, once the Redis backend's benchmarks exist.
-func redisFigure(r *report) (float64, string, bool) {
-	run := r.runs["redis"]
-	var ours, peer string
-	for _, n := range run.names() {
-		switch {
-		case peer == "" && containsFold(n, "redisrate"):
-			peer = n
-		case ours == "" && !containsFold(n, "redisrate"):
-			ours = n
-		}
-	}
-	a, okA := run.median(ours, nsPerOp)
-	b, okB := run.median(peer, nsPerOp)
-	if !okA || !okB || b == 0 {
-		return 0, "", false
-	}
-	return a / b, fmt.Sprintf("%s (%s against %s)", times(a/b), figure(a, nsPerOp), figure(b, nsPerOp)), true
+// metricRow is a ratio a benchmark reports itself (ratio), shown with the two figures
+// it is made of (ours, peer: microseconds).
+func metricRow(suite, bench, ratio, ours, peer, what, peerWhat string) row {
+	return row{what: what, peer: peerWhat, suite: suite, benches: []string{bench},
+		figure: func(r *report) (float64, string, bool) {
+			run := r.runs[suite]
+			v, ok := run.median(bench, ratio)
+			a, okA := run.median(bench, ours)
+			b, okB := run.median(bench, peer)
+			if !ok || !okA || !okB {
+				return 0, "", false
+			}
+			return v, fmt.Sprintf("%s (%s against %s)", times(v), duration(a*1e3), duration(b*1e3)), true
+		}}
 }

@@ -45,7 +45,29 @@ func (r *report) readmeBlock() string {
 			"(at an assumed %d ms store round trip).\n", dollars(cs[0].lambda+cs[0].storeCost), dollars(cs[1].lambda+cs[1].storeCost), assumedRoundTripMS)
 	}
 	b.WriteString(readmeEnd)
-	return b.String()
+	return wrap(b.String(), 88)
+}
+
+// wrap folds each line of s longer than width at spaces, indenting a list item's
+// continuation lines by two.
+func wrap(s string, width int) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		indent := ""
+		if strings.HasPrefix(line, "- ") {
+			indent = "  "
+		}
+		for len(line) > width && !strings.HasPrefix(line, "<!--") {
+			cut := strings.LastIndex(line[:width+1], " ")
+			if cut <= len(indent) {
+				break
+			}
+			out = append(out, line[:cut])
+			line = indent + line[cut+1:]
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // indexOf returns the index of the headline row whose label starts with prefix.
