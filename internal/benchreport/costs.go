@@ -101,5 +101,6 @@ func (r *report) costSection(b *strings.Builder) {
 		fmt.Sprintf("costs $%.4f per million decisions, ", 1e6*authorizerMemoryMB/1024*lambdaPerGBSecond/1000) +
 		"so a slower store costs little more in Lambda. Left out: API " +
 		"Gateway's own price (the same whatever the authorizer), the tenant and key reads (one each per key and " +
-		"instance every `EDGELIMIT_CONFIG_TTL`, 10 s), cold starts and storage.\n")
+		"instance every `EDGELIMIT_CONFIG_TTL`, 10 s), cold starts and storage; and the Redis backend, whose " +
+		"servers (ElastiCache or your own) are priced by the hour, not by the request.\n")
 }

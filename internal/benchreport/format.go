@@ -39,7 +39,12 @@ func millis(ms float64) string { return trim(ms) + " ms" }
 func megabytes(n int64) string { return strconv.FormatFloat(float64(n)/1e6, 'f', 2, 64) + " MB" }
 
 // times formats a ratio.
-func times(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) + "x" }
+func times(r float64) string {
+	if r > 0 && r < 0.1 {
+		return strconv.FormatFloat(r, 'g', 3, 64) + "x"
+	}
+	return strconv.FormatFloat(r, 'f', 2, 64) + "x"
+}
 
 // trim formats v with three significant digits (at least its integer part).
 func trim(v float64) string {
