@@ -35,9 +35,10 @@ func (r *report) readmeBlock() string {
 		get("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp), get("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp), ratio(indexOf("authorizer warm invoke")))
 	fmt.Fprintf(&b, "- its cold start: runtime init %s the hello-world's, and a linux/arm64 bootstrap %s its size;\n",
 		ratio(indexOf("runtime init")), ratio(indexOf("stripped linux/arm64 bootstrap")))
-	fmt.Fprintf(&b, "- the Upstash store decides %s at one caller (%s @upstash/ratelimit's on the same server) and %s at 16 (%s);\n",
+	fmt.Fprintf(&b, "- the Upstash store decides %s at one caller (%s @upstash/ratelimit's on the same server) and %s at 16 "+
+		"with its pipelining on (%s);\n",
 		get("upstash", "BenchmarkStoreDecide/callers=1", perSecond), ratio(indexOf("Upstash store, 1 caller, decisions/s")),
-		get("upstash", "BenchmarkStoreDecide/callers=16", perSecond), ratio(indexOf("Upstash store, 16 callers")))
+		get("upstash", "BenchmarkStoreDecidePipelined/callers=16", perSecond), ratio(indexOf("Upstash store, 16 callers, decisions/s, pipelining on")))
 	fmt.Fprintf(&b, "- DynamoDB takes %s and %s per decision;\n",
 		get("dynamodb", "BenchmarkDecide/callers=1", "requests/decision"), get("dynamodb", "BenchmarkDecide/callers=1", "write-units/decision"))
 	if cs, ok := r.costs(); ok {

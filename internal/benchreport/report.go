@@ -140,8 +140,9 @@ var notes = map[string]string{
 	"upstash": "Our REST client and `edgelimit upstash-local` in front of redis-server, over loopback: two HTTP hops " +
 		"and JSON with base64 each way. `BenchmarkUpstashRatelimitJS` is @upstash/ratelimit 2.2.0 on @upstash/redis " +
 		"1.39.0 (node, timed by node; its allocs and bytes are not Go's) on the same server and rule, its ephemeral " +
-		"cache off so that every decision is a script call. `BenchmarkRedisDirect` sends the same script and " +
-		"arguments with go-redis over RESP.",
+		"cache off so that every decision is a script call. `BenchmarkStoreDecidePipelined` turns our client's " +
+		"pipelining on (`EDGELIMIT_UPSTASH_PIPELINING`): calls made while requests are in flight share one " +
+		"`/pipeline` request. `BenchmarkRedisDirect` sends the same script and arguments with go-redis over RESP.",
 	"dynamodb": "DynamoDB Local (Java, SQLite) serialises writes: its latency says nothing about DynamoDB's. The " +
 		"requests and write units are what DynamoDB bills: one request and one unit per decision, a denial (a " +
 		"failed conditional write) included.",

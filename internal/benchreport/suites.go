@@ -21,7 +21,7 @@ var suites = []suite{
 	{name: "memory", title: "The memory store against golang.org/x/time/rate", pkg: "./pkg/store/memory",
 		bench: "^Benchmark(XTimeRateAllowN|XTimeRateOneKey|DecideOneKey|DecideManyKeys|XTimeRateManyKeys)$", benchtime: "200000x", count: 6},
 	{name: "upstash", title: "The Upstash store against @upstash/ratelimit and go-redis, over loopback", pkg: "./pkg/store/upstash",
-		bench: "^Benchmark(StoreDecide|UpstashRatelimitJS|RedisDirect)$", benchtime: "2000x", count: 3},
+		bench: "^Benchmark(StoreDecide|StoreDecidePipelined|UpstashRatelimitJS|RedisDirect)$", benchtime: "2000x", count: 3},
 	{name: "dynamodb", title: "The DynamoDB store against DynamoDB Local", pkg: "./pkg/store/dynamodb",
 		bench: "^BenchmarkDecide$", benchtime: "1000x", count: 1},
 	{name: "redis", title: "The Redis store against github.com/go-redis/redis_rate", pkg: "./pkg/store/redis",

@@ -75,6 +75,7 @@ func (r *report) upstashChart() string {
 	run := r.runs["upstash"]
 	series := []struct{ name, bench, color string }{
 		{"edgelimit's Upstash store (REST)", "BenchmarkStoreDecide", "#3c9a5f"},
+		{"the same, pipelining on", "BenchmarkStoreDecidePipelined", "#2e7d4a"},
 		{"@upstash/ratelimit (REST, node)", "BenchmarkUpstashRatelimitJS", "#c0504d"},
 		{"go-redis EVALSHA (RESP, no REST)", "BenchmarkRedisDirect", "#999"},
 	}

@@ -16,29 +16,30 @@ import (
 
 // The environment variables Load reads.
 const (
-	EnvBackend          = "EDGELIMIT_BACKEND"
-	EnvTenantsTable     = "EDGELIMIT_TENANTS_TABLE"
-	EnvCountersTable    = "EDGELIMIT_COUNTERS_TABLE"
-	EnvTenantsFile      = "EDGELIMIT_TENANTS_FILE"
-	EnvUpstashURL       = "UPSTASH_REDIS_REST_URL"
-	EnvUpstashToken     = "UPSTASH_REDIS_REST_TOKEN"
-	EnvUpstashSecretARN = "UPSTASH_REDIS_REST_TOKEN_SECRET_ARN"
-	EnvUpstashLocking   = "EDGELIMIT_UPSTASH_KEY_LOCKING"
-	EnvUpstashPrefix    = "EDGELIMIT_UPSTASH_PREFIX"
-	EnvKeyHeader        = "EDGELIMIT_KEY_HEADER"
-	EnvLatencyBudget    = "EDGELIMIT_LATENCY_BUDGET"
-	EnvConfigTTL        = "EDGELIMIT_CONFIG_TTL"
-	EnvHTTPAPIResponse  = "EDGELIMIT_HTTP_API_RESPONSE"
-	EnvFailMode         = "EDGELIMIT_FAIL_MODE"
-	EnvAnonymousTenant  = "EDGELIMIT_ANONYMOUS_TENANT"
-	EnvUsageIdentifier  = "EDGELIMIT_USAGE_IDENTIFIER"
-	EnvLogLevel         = "EDGELIMIT_LOG_LEVEL"
-	EnvDefaultRules     = "EDGELIMIT_DEFAULT_RULES"
-	EnvHotCounters      = "EDGELIMIT_HOT_COUNTERS"
-	EnvHotThreshold     = "EDGELIMIT_HOT_THRESHOLD"
-	EnvHotLeaseTime     = "EDGELIMIT_HOT_LEASE_TIME"
-	EnvDynamoDBEndpoint = "AWS_ENDPOINT_URL_DYNAMODB"
-	EnvSecretsEndpoint  = "AWS_ENDPOINT_URL_SECRETS_MANAGER"
+	EnvBackend           = "EDGELIMIT_BACKEND"
+	EnvTenantsTable      = "EDGELIMIT_TENANTS_TABLE"
+	EnvCountersTable     = "EDGELIMIT_COUNTERS_TABLE"
+	EnvTenantsFile       = "EDGELIMIT_TENANTS_FILE"
+	EnvUpstashURL        = "UPSTASH_REDIS_REST_URL"
+	EnvUpstashToken      = "UPSTASH_REDIS_REST_TOKEN"
+	EnvUpstashSecretARN  = "UPSTASH_REDIS_REST_TOKEN_SECRET_ARN"
+	EnvUpstashLocking    = "EDGELIMIT_UPSTASH_KEY_LOCKING"
+	EnvUpstashPipelining = "EDGELIMIT_UPSTASH_PIPELINING"
+	EnvUpstashPrefix     = "EDGELIMIT_UPSTASH_PREFIX"
+	EnvKeyHeader         = "EDGELIMIT_KEY_HEADER"
+	EnvLatencyBudget     = "EDGELIMIT_LATENCY_BUDGET"
+	EnvConfigTTL         = "EDGELIMIT_CONFIG_TTL"
+	EnvHTTPAPIResponse   = "EDGELIMIT_HTTP_API_RESPONSE"
+	EnvFailMode          = "EDGELIMIT_FAIL_MODE"
+	EnvAnonymousTenant   = "EDGELIMIT_ANONYMOUS_TENANT"
+	EnvUsageIdentifier   = "EDGELIMIT_USAGE_IDENTIFIER"
+	EnvLogLevel          = "EDGELIMIT_LOG_LEVEL"
+	EnvDefaultRules      = "EDGELIMIT_DEFAULT_RULES"
+	EnvHotCounters       = "EDGELIMIT_HOT_COUNTERS"
+	EnvHotThreshold      = "EDGELIMIT_HOT_THRESHOLD"
+	EnvHotLeaseTime      = "EDGELIMIT_HOT_LEASE_TIME"
+	EnvDynamoDBEndpoint  = "AWS_ENDPOINT_URL_DYNAMODB"
+	EnvSecretsEndpoint   = "AWS_ENDPOINT_URL_SECRETS_MANAGER"
 
 	EnvRedisAddr      = "EDGELIMIT_REDIS_ADDR" // host:port, or several (a cluster's), comma-separated
 	EnvRedisCluster   = "EDGELIMIT_REDIS_CLUSTER"
@@ -60,24 +61,25 @@ const (
 // Config is the environment, parsed and checked. Zero durations and empty strings mean
 // the defaults of the packages they configure.
 type Config struct {
-	Backend          string // memory (the default), dynamodb, upstash or redis
-	TenantsTable     string
-	CountersTable    string
-	TenantsFile      string
-	UpstashURL       string
-	UpstashToken     string
-	UpstashSecretARN string
-	UpstashLocking   bool   // send scripts with Upstash's allow-key-locking flag (default true)
-	UpstashPrefix    string // starts the tenant store's Redis keys (default el:t:)
-	KeyHeader        string // default x-api-key
-	LatencyBudget    time.Duration
-	ConfigTTL        time.Duration // "0" in the environment turns caching off: -1 here
-	HTTPAPIResponse  string        // simple (default) or iam
-	FailMode         tenant.FailMode
-	AnonymousTenant  string
-	UsageIdentifier  string // none (default) or api-key
-	LogLevel         slog.Level
-	DefaultRules     []limiter.Rule // for tenants created without rules (the admin API)
+	Backend           string // memory (the default), dynamodb, upstash or redis
+	TenantsTable      string
+	CountersTable     string
+	TenantsFile       string
+	UpstashURL        string
+	UpstashToken      string
+	UpstashSecretARN  string
+	UpstashLocking    bool   // send scripts with Upstash's allow-key-locking flag (default true)
+	UpstashPipelining bool   // share requests between concurrent calls (default false)
+	UpstashPrefix     string // starts the tenant store's Redis keys (default el:t:)
+	KeyHeader         string // default x-api-key
+	LatencyBudget     time.Duration
+	ConfigTTL         time.Duration // "0" in the environment turns caching off: -1 here
+	HTTPAPIResponse   string        // simple (default) or iam
+	FailMode          tenant.FailMode
+	AnonymousTenant   string
+	UsageIdentifier   string // none (default) or api-key
+	LogLevel          slog.Level
+	DefaultRules      []limiter.Rule // for tenants created without rules (the admin API)
 	// HotCounters serves hot counters from instance-local leases (pkg/hotcounter):
 	// "on", "off", or "" for the default, on with DynamoDB and off otherwise.
 	HotCounters      string
@@ -163,19 +165,27 @@ func (c *Config) parseChoices(get func(string) string) error {
 	if err := c.parseLocking(get(EnvUpstashLocking)); err != nil {
 		return err
 	}
+	if err := parseBool(EnvUpstashPipelining, get(EnvUpstashPipelining), &c.UpstashPipelining); err != nil {
+		return err
+	}
 	return c.parseLogLevel(get(EnvLogLevel))
 }
 
 func (c *Config) parseLocking(s string) error {
 	c.UpstashLocking = true
+	return parseBool(EnvUpstashLocking, s, &c.UpstashLocking)
+}
+
+// parseBool sets *v from s, the value of the variable name, unless s is empty.
+func parseBool(name, s string, v *bool) error {
 	if s == "" {
 		return nil
 	}
-	v, err := strconv.ParseBool(s)
+	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return fmt.Errorf("config: %s = %q: want true or false", EnvUpstashLocking, s)
+		return fmt.Errorf("config: %s = %q: want true or false", name, s)
 	}
-	c.UpstashLocking = v
+	*v = b
 	return nil
 }
 

@@ -139,6 +139,8 @@ func TestUpstashTokenFromSecretsManager(t *testing.T) {
 // TestHotCounters: the DynamoDB counter store is put behind pkg/hotcounter unless
 // EDGELIMIT_HOT_COUNTERS=off; Upstash's only when it is on; its knobs are checked.
 func TestHotCounters(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "edgelimittest") // the functions' AWS configuration is their environment
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "edgelimittest")
 	t.Setenv("AWS_REGION", "eu-west-1")
 	dynamo := map[string]string{"EDGELIMIT_BACKEND": "dynamodb", "EDGELIMIT_TENANTS_TABLE": "t", "EDGELIMIT_COUNTERS_TABLE": "c"}
 	upstashEnv := map[string]string{"EDGELIMIT_BACKEND": "upstash", "UPSTASH_REDIS_REST_URL": "http://127.0.0.1:1", "UPSTASH_REDIS_REST_TOKEN": "x"}
@@ -182,5 +184,19 @@ func TestHotCounters(t *testing.T) {
 		if _, err := config.Load(envOf(bad)); err == nil || !strings.Contains(err.Error(), "EDGELIMIT_HOT_") {
 			t.Errorf("%v: %v, want an error naming the variable", bad, err)
 		}
+	}
+}
+
+// EDGELIMIT_UPSTASH_PIPELINING is off unless set; a value that is not a boolean fails,
+// named.
+func TestUpstashPipelining(t *testing.T) {
+	for value, want := range map[string]bool{"": false, "true": true, "false": false, "1": true} {
+		c, err := config.Load(envOf(map[string]string{"EDGELIMIT_UPSTASH_PIPELINING": value}))
+		if err != nil || c.UpstashPipelining != want {
+			t.Errorf("%q: %v, %v; want %v", value, c.UpstashPipelining, err, want)
+		}
+	}
+	if _, err := config.Load(envOf(map[string]string{"EDGELIMIT_UPSTASH_PIPELINING": "often"})); err == nil || !strings.Contains(err.Error(), "EDGELIMIT_UPSTASH_PIPELINING") {
+		t.Errorf("a bad value: %v", err)
 	}
 }

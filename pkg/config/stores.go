@@ -97,7 +97,7 @@ func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error)
 		}
 	}
 	client, err := upstashrest.NewClient(upstashrest.Config{URL: c.UpstashURL, Token: token,
-		HTTPClient: opts.HTTPClient, KeyLocking: c.UpstashLocking})
+		HTTPClient: opts.HTTPClient, KeyLocking: c.UpstashLocking, Pipelining: c.UpstashPipelining})
 	if err != nil {
 		return nil, fmt.Errorf("config: %s: %w", EnvUpstashURL, err)
 	}

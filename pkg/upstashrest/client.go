@@ -64,6 +64,14 @@ type Config struct {
 	// sends the upstash-sync-token header. Default false (on, as in the official
 	// clients).
 	NoSyncToken bool
+
+	// Pipelining sends the commands of calls made while requests are in flight
+	// together, in one /pipeline request, as soon as one of those returns: in a
+	// long-running process deciding many requests at once (the middleware on a
+	// server), fewer, larger requests. A lone call goes alone, as without it. Default
+	// false: a Lambda function runs one invocation at a time, so nothing would share
+	// a request.
+	Pipelining bool
 }
 
 // ConfigFromEnv returns a Config with URL and Token read from
@@ -92,7 +100,8 @@ func ConfigFromEnv() (Config, error) {
 // Client sends commands to the Upstash REST API. It is safe for concurrent use.
 //
 // Each method call is exactly one HTTP request (Eval: two when the server's script
-// cache is cold), and the client never retries: a command whose reply was lost may
+// cache is cold; with Config.Pipelining, concurrent calls may share one), and the
+// client never retries: a command whose reply was lost may
 // have run, and running a rate-limit script twice would consume twice. The caller
 // decides what a failure means. Deadlines come from the context. Under concurrent
 // calls, the sync token sent is the one received last.
@@ -104,6 +113,7 @@ type Client struct {
 	maxReply   int64
 	noSync     bool
 	syncToken  atomic.Pointer[string] // the last upstash-sync-token received
+	pipe       *pipeliner             // nil: no pipelining
 }
 
 // NewClient checks cfg and returns a Client. It makes no request.
@@ -128,6 +138,9 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReplyBytes
+	}
+	if cfg.Pipelining {
+		c.pipe = &pipeliner{c: c}
 	}
 	return c, nil
 }
@@ -174,7 +187,18 @@ func checkToken(token string) error {
 // its reply. Arguments may be strings, []byte (valid UTF-8: the REST API carries
 // arguments as JSON strings), integers, floats and bools (sent as 1 or 0).
 // A Redis error is a *CommandError.
+//
+// With Config.Pipelining, a call made while requests are in flight waits to go with
+// the others in one /pipeline request.
 func (c *Client) Do(ctx context.Context, args ...any) (Reply, error) {
+	if c.pipe != nil {
+		return c.pipe.do(ctx, args)
+	}
+	return c.send(ctx, args)
+}
+
+// send sends one command in a request of its own.
+func (c *Client) send(ctx context.Context, args []any) (Reply, error) {
 	body, err := encodeCommand(args)
 	if err != nil {
 		return Reply{}, fmt.Errorf("upstash: %w", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
+	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 var benchRule = `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`
@@ -26,6 +28,30 @@ var benchRule = `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "b
 func BenchmarkStoreDecide(b *testing.B) {
 	ct := &testenv.CountingTransport{}
 	st := newTestStore(b, ct)
+	set := storetest.Set(b, nil, benchRule)
+	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
+	for _, callers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			ct.Reset()
+			storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
+				_, err := store.DecideOne(ctx, st, key, set, at+int64(i)*100, 1)
+				return err
+			})
+			b.ReportMetric(float64(ct.Count())/float64(b.N), "requests/decision")
+		})
+	}
+}
+
+// BenchmarkStoreDecidePipelined is BenchmarkStoreDecide with the client's pipelining
+// on (upstashrest.Config.Pipelining): the concurrent callers' scripts share requests.
+func BenchmarkStoreDecidePipelined(b *testing.B) {
+	url, token := testenv.UpstashURL(b)
+	ct := &testenv.CountingTransport{Next: &http.Transport{MaxIdleConnsPerHost: 64}}
+	c, err := upstashrest.NewClient(upstashrest.Config{URL: url, Token: token, Pipelining: true, HTTPClient: &http.Client{Transport: ct}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := NewCounters(c, CountersConfig{})
 	set := storetest.Set(b, nil, benchRule)
 	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
 	for _, callers := range []int{1, 16} {
