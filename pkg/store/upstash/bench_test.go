@@ -27,19 +27,7 @@ var benchRule = `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "b
 // (each one command: the script's EVALSHA).
 func BenchmarkStoreDecide(b *testing.B) {
 	ct := &testenv.CountingTransport{}
-	st := newTestStore(b, ct)
-	set := storetest.Set(b, nil, benchRule)
-	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
-	for _, callers := range []int{1, 16} {
-		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
-			ct.Reset()
-			storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
-				_, err := store.DecideOne(ctx, st, key, set, at+int64(i)*100, 1)
-				return err
-			})
-			b.ReportMetric(float64(ct.Count())/float64(b.N), "requests/decision")
-		})
-	}
+	benchStoreDecide(b, newTestStore(b, ct), ct)
 }
 
 // BenchmarkStoreDecidePipelined is BenchmarkStoreDecide with the client's pipelining
@@ -51,7 +39,12 @@ func BenchmarkStoreDecidePipelined(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := NewCounters(c, CountersConfig{})
+	benchStoreDecide(b, NewCounters(c, CountersConfig{}), ct)
+}
+
+// benchStoreDecide decides benchRule on st at 1 and 16 callers, each on its own key,
+// and reports the requests per decision that ct counted.
+func benchStoreDecide(b *testing.B, st *Counters, ct *testenv.CountingTransport) {
 	set := storetest.Set(b, nil, benchRule)
 	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
 	for _, callers := range []int{1, 16} {
