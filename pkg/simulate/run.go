@@ -17,7 +17,7 @@ import (
 // `allowed N of M`. The requests come from ParseTrace, so the only errors are write
 // errors.
 func Run(set *limiter.Set, reqs []Request, w io.Writer) error {
-	scoped, err := splitScopes(set)
+	scoped, err := tenant.ScopedSets(set.Rules(), limiter.ScopeTenant, set.Zone())
 	if err != nil {
 		return err
 	}
@@ -30,11 +30,11 @@ func Run(set *limiter.Set, reqs []Request, w io.Writer) error {
 	outs := make([]limiter.Decision, len(scoped))
 	for _, r := range reqs {
 		for i, sc := range scoped {
-			id := tenant.Caller{KeyID: r.Key, Addr: r.Addr}.Identity(sc.scope)
+			id := tenant.Caller{KeyID: r.Key, Addr: r.Addr}.Identity(sc.Scope)
 			if states[id] == nil {
-				states[id] = sc.set.NewStates()
+				states[id] = sc.Set.NewStates()
 			}
-			sets[i], sts[i] = sc.set, states[id]
+			sets[i], sts[i] = sc.Set, states[id]
 		}
 		if _, err := limiter.DecideAll(sets, sts, r.At, r.Cost, outs); err != nil {
 			return &LineError{Line: r.Line, Reason: err.Error()}
@@ -50,35 +50,6 @@ func Run(set *limiter.Set, reqs []Request, w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "allowed %d of %d\n", allowed, len(reqs))
 	return bw.Flush()
-}
-
-// scopedSet is the rules of set that share one scope.
-type scopedSet struct {
-	scope limiter.Scope
-	set   *limiter.Set
-}
-
-// splitScopes splits set's rules by scope (none means tenant), in the order of
-// limiter.Scopes.
-func splitScopes(set *limiter.Set) ([]scopedSet, error) {
-	var out []scopedSet
-	for _, scope := range limiter.Scopes {
-		var rules []limiter.Rule
-		for _, r := range set.Rules() {
-			if r.Scope == scope || r.Scope == "" && scope == limiter.ScopeTenant {
-				rules = append(rules, r)
-			}
-		}
-		if len(rules) == 0 {
-			continue
-		}
-		s, err := limiter.NewSet(rules, set.Zone())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, scopedSet{scope, s})
-	}
-	return out, nil
 }
 
 // appendDecision writes one output line: t, key, cost, allowed, remaining,

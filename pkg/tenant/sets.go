@@ -77,14 +77,14 @@ func (t Tenant) Sets() (*Sets, error) {
 	if err != nil {
 		return nil, err
 	}
-	tenantSets, err := scopedSets(t.Rules, limiter.ScopeTenant, zone)
+	tenantSets, err := ScopedSets(t.Rules, limiter.ScopeTenant, zone)
 	if err != nil {
 		return nil, err
 	}
 	s := &Sets{TenantID: t.ID, Generation: t.Generation, Tenant: tenantSets,
 		Routes: make([]RouteSet, len(t.Routes)), byResource: map[string]map[string]int{}}
 	for i, r := range t.Routes {
-		sets, err := scopedSets(r.Rules, r.DefaultScope(), zone)
+		sets, err := ScopedSets(r.Rules, r.DefaultScope(), zone)
 		if err != nil {
 			return nil, prefixed("routes["+strconv.Itoa(i)+"]", err)
 		}
@@ -97,9 +97,9 @@ func (t Tenant) Sets() (*Sets, error) {
 	return s, nil
 }
 
-// scopedSets validates rules as one list (names unique across scopes) and compiles
+// ScopedSets validates rules as one list (names unique across scopes) and compiles
 // one Set per scope, in the order of limiter.Scopes; a rule without a scope takes def.
-func scopedSets(rules []limiter.Rule, def limiter.Scope, zone *limiter.Zone) ([]ScopedSet, error) {
+func ScopedSets(rules []limiter.Rule, def limiter.Scope, zone *limiter.Zone) ([]ScopedSet, error) {
 	if _, err := limiter.NewSet(rules, zone); err != nil {
 		return nil, err
 	}
