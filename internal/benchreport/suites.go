@@ -19,7 +19,7 @@ var suites = []suite{
 	{name: "limiter", title: "The limiter core (Set.Decide) against golang.org/x/time/rate", pkg: "./pkg/limiter",
 		bench: "^Benchmark(XTimeRateAllowN|DecideLocked|TokenBucketStep|Decide|DecideRuleSet)$", benchtime: "200000x", count: 6},
 	{name: "memory", title: "The memory store against golang.org/x/time/rate", pkg: "./pkg/store/memory",
-		bench: "^Benchmark(XTimeRateAllowN|XTimeRateOneKey|DecideOneKey|DecideManyKeys|XTimeRateManyKeys)$", benchtime: "200000x", count: 6},
+		bench: "^Benchmark(XTimeRateAllowN|XTimeRateOneKey|DecideOneKey|DecideOneKeyPaired|DecideManyKeys|XTimeRateManyKeys)$", benchtime: "200000x", count: 6},
 	{name: "upstash", title: "The Upstash store against @upstash/ratelimit and go-redis, over loopback", pkg: "./pkg/store/upstash",
 		bench: "^Benchmark(StoreDecide|StoreDecidePipelined|UpstashRatelimitJS|RedisDirect)$", benchtime: "2000x", count: 3},
 	{name: "dynamodb", title: "The DynamoDB store against DynamoDB Local", pkg: "./pkg/store/dynamodb",

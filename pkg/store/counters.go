@@ -40,8 +40,20 @@ type Counter struct {
 // rules, in each of the three scopes.
 const MaxCounters = 6
 
-// DecideOne decides a request of cost for one key against set: Decide with one counter.
+// OneDecider is implemented by a Counters that decides a single counter without Decide's
+// slices (which escape to the heap through the interface): the memory store, where those
+// allocations would be most of a decision's cost. DecideOne prefers it.
+type OneDecider interface {
+	// DecideOne is Decide with the one counter {key, set}: same checks, same answer.
+	DecideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error)
+}
+
+// DecideOne decides a request of cost for one key against set: Decide with one counter
+// (OneDecider's DecideOne when s has it).
 func DecideOne(ctx context.Context, s Counters, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+	if o, ok := s.(OneDecider); ok {
+		return o.DecideOne(ctx, key, set, now, cost)
+	}
 	var out [1]limiter.Decision
 	err := s.Decide(ctx, []Counter{{Key: key, Set: set}}, now, cost, out[:])
 	return out[0], err

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -100,4 +101,54 @@ func BenchmarkDecideParallel(b *testing.B) {
 			store.DecideOne(ctx, s, key, set, at+i, 1)
 		}
 	})
+}
+
+// BenchmarkDecideOneKeyPaired is BenchmarkDecideOneKey and its two peers
+// (BenchmarkXTimeRateAllowN's limiter, BenchmarkXTimeRateOneKey's map of limiters) taking
+// turns of 1,000 decisions, so that the machine's load falls on the three alike: each
+// iteration is one decision of the side whose turn it is. It reports the medians of
+// the turns' time per decision (microseconds) and ours over each peer's.
+func BenchmarkDecideOneKeyPaired(b *testing.B) {
+	const turn = 1000
+	s := NewCounters(CountersConfig{})
+	set := storetest.Set(b, nil, `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`)
+	ctx := context.Background()
+	lim := rate.NewLimiter(rate.Limit(1000), 100)
+	var mu sync.Mutex
+	lims := map[string]*rate.Limiter{"key": rate.NewLimiter(rate.Limit(1000), 100)}
+	t0 := time.UnixMicro(at)
+	sides := []func(i int64){
+		func(i int64) { store.DecideOne(ctx, s, "key", set, at+i, 1) },
+		func(i int64) { lim.AllowN(t0.Add(time.Duration(i)*time.Microsecond), 1) },
+		func(i int64) {
+			mu.Lock()
+			lims["key"].AllowN(t0.Add(time.Duration(i)*time.Microsecond), 1)
+			mu.Unlock()
+		},
+	}
+	perTurn := make([][]float64, len(sides))
+	start := time.Now()
+	b.ReportAllocs()
+	for i := int64(0); b.Loop(); i++ {
+		side := int(i/turn) % len(sides)
+		if i > 0 && i%turn == 0 {
+			prev := (side + len(sides) - 1) % len(sides)
+			perTurn[prev] = append(perTurn[prev], float64(time.Since(start).Nanoseconds())/turn)
+			start = time.Now()
+		}
+		sides[side](i/turn/int64(len(sides))*turn + i%turn) // each side's own clock
+	}
+	med := make([]float64, len(sides))
+	for j, v := range perTurn {
+		if len(v) == 0 {
+			b.Skip("fewer than one turn per side: run with -benchtime 3000x or more")
+		}
+		slices.Sort(v)
+		med[j] = v[len(v)/2] / 1e3
+	}
+	b.ReportMetric(med[0], "edgelimit-us")
+	b.ReportMetric(med[1], "allown-us")
+	b.ReportMetric(med[2], "map-us")
+	b.ReportMetric(med[0]/med[1], "allown-ratio")
+	b.ReportMetric(med[0]/med[2], "map-ratio")
 }

@@ -10,7 +10,10 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
-var _ store.Counters = (*Counters)(nil)
+var (
+	_ store.Counters   = (*Counters)(nil)
+	_ store.OneDecider = (*Counters)(nil)
+)
 
 // CountersConfig configures a Counters. Its zero value means the defaults.
 type CountersConfig struct {
@@ -38,7 +41,6 @@ type shard struct {
 type entry struct {
 	set    *limiter.Set
 	states []limiter.State
-	idle   int64 // limiter.Set.IdleAt after the last allowed request; 0: holds nothing
 }
 
 // NewCounters returns an empty Counters.
@@ -68,6 +70,11 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 	if err := store.CheckCounters(cs, now, cost, outs); err != nil {
 		return err
 	}
+	if len(cs) == 1 {
+		var err error
+		outs[0], err = s.DecideOne(ctx, cs[0].Key, cs[0].Set, now, cost)
+		return err
+	}
 	var idx, order [store.MaxCounters]int
 	locked := s.lock(cs, idx[:len(cs)], order[:0])
 	defer s.unlock(locked)
@@ -83,13 +90,30 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 		entries[i] = s.shards[idx[i]].entry(c.Key, c.Set)
 		sets[i], states[i] = c.Set, entries[i].states
 	}
-	allowed, err := limiter.DecideAll(sets[:len(cs)], states[:len(cs)], now, cost, outs)
-	if err == nil && allowed {
-		for i := range cs {
-			entries[i].idle = cs[i].Set.IdleAt(entries[i].states)
-		}
-	}
+	_, err := limiter.DecideAll(sets[:len(cs)], states[:len(cs)], now, cost, outs)
 	return err
+}
+
+// DecideOne decides a request of cost for the one counter {key, set}: Decide with one
+// counter, without its slices; see store.OneDecider.
+func (s *Counters) DecideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+	if len(key) == 0 || len(key) > store.MaxKeyLen || set == nil {
+		return limiter.Decision{}, store.CheckRequest(key, set, now, cost)
+	}
+	sh := s.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	e := sh.keys[key]
+	if e == nil {
+		sh.sweep(now) // before the entry is made: a sweep may delete an idle entry
+		e = &entry{set: set, states: set.NewStates()}
+		sh.keys[key] = e
+	} else if e.set != set {
+		e.adopt(set)
+	}
+	// One rule set: Set.Decide answers as limiter.DecideAll would, and checks now and
+	// cost as store.CheckRequest does.
+	return set.Decide(e.states, now, cost)
 }
 
 // lock locks the shards of cs's keys in ascending order, each once, writing each
@@ -177,7 +201,7 @@ func (sh *shard) sweep(now int64) {
 		return
 	}
 	for k, e := range sh.keys {
-		if e.idle <= now {
+		if e.set.IdleAt(e.states) <= now {
 			delete(sh.keys, k)
 		}
 	}
@@ -198,5 +222,4 @@ func (e *entry) adopt(set *limiter.Set) {
 		}
 	}
 	e.set, e.states = set, states
-	e.idle = set.IdleAt(states)
 }

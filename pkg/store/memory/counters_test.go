@@ -69,3 +69,21 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%v allocations per decision, want 0", n)
 	}
 }
+
+// TestDecideOneThroughTheInterfaceDoesNotAllocate: store.DecideOne on a store.Counters
+// holding a memory store takes the OneDecider path, whose arguments do not escape.
+func TestDecideOneThroughTheInterfaceDoesNotAllocate(t *testing.T) {
+	var s store.Counters = NewCounters(CountersConfig{})
+	set := storetest.Set(t, nil, `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 10}`)
+	ctx := context.Background()
+	store.DecideOne(ctx, s, "k", set, at, 1)
+	now := at
+	if n := testing.AllocsPerRun(1000, func() {
+		now++
+		if _, err := store.DecideOne(ctx, s, "k", set, now, 1); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per decision through store.DecideOne, want 0", n)
+	}
+}
