@@ -13,7 +13,7 @@
 //     build-<LogicalId> targets;
 //   - every IAM statement names its actions and the stack's tables, the token secret
 //     or its KMS key (kms:Decrypt through Secrets Manager, only when
-//     UpstashTokenKmsKeyArn is set), no wildcards; no parameter or variable carries
+//     UpstashTokenKmsKeyArn or RedisAuthTokenKmsKeyArn is set), no wildcards; no parameter or variable carries
 //     the Upstash token itself;
 //   - each function has its log group, /aws/lambda/<name>, kept LogRetentionDays;
 //   - environment variable names are the documented ones, every Ref, GetAtt, Sub and

@@ -17,6 +17,7 @@ const (
 	tokenSecretParam   = "UpstashTokenSecretArn"
 	tokenKeyParam      = "UpstashTokenKmsKeyArn"
 	redisSecretParam   = "RedisAuthTokenSecretArn"
+	redisKeyParam      = "RedisAuthTokenKmsKeyArn"
 	logRetentionParam  = "LogRetentionDays"
 	dynamoCondition    = "UseDynamoDB"
 	redisVpcCondition  = "UseRedisVpc"

@@ -46,17 +46,19 @@ func TestIAMStatementsAreScoped(t *testing.T) {
 }
 
 // The authorizer gets exactly what one decision needs: read a key and its tenant, and
-// update (or peek at) a counter; on Upstash and Redis, the token secret. The admin function gets
+// update (or peek at) a counter; on Upstash and Redis, the token secret (and its KMS key). The admin function gets
 // item-level DynamoDB actions only.
 func TestLeastPrivilege(t *testing.T) {
 	tmpl := load(t)
 	secret, key, redisSecret := "Ref "+tokenSecretParam, "Ref "+tokenKeyParam, "Ref "+redisSecretParam
+	redisKey := "Ref " + redisKeyParam
 	want := map[string][]string{
 		"GetAtt " + tenantsTable:  {"dynamodb:GetItem"},
 		"GetAtt " + countersTable: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		secret:                    {"secretsmanager:GetSecretValue"},
 		key:                       {"kms:Decrypt"},
 		redisSecret:               {"secretsmanager:GetSecretValue"},
+		redisKey:                  {"kms:Decrypt"},
 	}
 	got := grants(t, tmpl, authorizerFunction)
 	if !maps.EqualFunc(got, want, slices.Equal) {
@@ -66,7 +68,7 @@ func TestLeastPrivilege(t *testing.T) {
 	for target, actions := range admin {
 		for _, a := range actions {
 			isSecret := (target == secret || target == redisSecret) && a == "secretsmanager:GetSecretValue"
-			if !slices.Contains(itemActions, a) && !isSecret && !(target == key && a == "kms:Decrypt") {
+			if !slices.Contains(itemActions, a) && !isSecret && !((target == key || target == redisKey) && a == "kms:Decrypt") {
 				t.Errorf("%s may do %s on %s: not an item-level action", adminFunction, a, target)
 			}
 		}

@@ -55,14 +55,43 @@ func TestLogGroups(t *testing.T) {
 	}
 }
 
-// UpstashTokenKmsKeyArn, when set (and the backend is upstash), lets each function
-// kms:Decrypt with that key only, through Secrets Manager only; unset, no statement
-// mentions KMS.
-func TestUpstashTokenKmsKey(t *testing.T) {
+// UpstashTokenKmsKeyArn and RedisAuthTokenKmsKeyArn, each when set (and its backend's
+// token secret is used), let each function kms:Decrypt with that key only, through
+// Secrets Manager only; unset, no statement mentions KMS.
+func TestTokenKmsKeys(t *testing.T) {
 	tmpl := load(t)
-	p := asMap(dig(tmpl, "Parameters", tokenKeyParam))
+	keys := []struct{ param, cond, under string }{
+		{tokenKeyParam, "UseUpstashTokenKmsKey", "UseUpstash"},
+		{redisKeyParam, "UseRedisTokenKmsKey", "UseRedisToken"},
+	}
+	for _, k := range keys {
+		checkKMSKeyParam(t, tmpl, k.param)
+		want := map[string]any{"Fn::And": []any{map[string]any{"Condition": k.under},
+			map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{map[string]any{"Ref": k.param}, ""}}}}}}
+		if got := dig(tmpl, "Conditions", k.cond); !reflect.DeepEqual(got, want) {
+			t.Errorf("Conditions.%s = %v, want %v", k.cond, got, want)
+		}
+	}
+	for _, fn := range resources(t, tmpl, "AWS::Serverless::Function") {
+		kms := kmsStatements(functionPolicies(t, tmpl, fn))
+		if len(kms) != len(keys) {
+			t.Errorf("%s: %d statements grant KMS actions, want %d", fn.ID, len(kms), len(keys))
+			continue
+		}
+		for i, k := range keys {
+			if err := checkKMSStatement(kms[i].cond, kms[i].st, k.cond, k.param); err != nil {
+				t.Errorf("%s: %v", fn.ID, err)
+			}
+		}
+	}
+}
+
+// checkKMSKeyParam: an optional String whose pattern takes a KMS key's ARN only.
+func checkKMSKeyParam(t *testing.T, tmpl map[string]any, param string) {
+	t.Helper()
+	p := asMap(dig(tmpl, "Parameters", param))
 	if p["Type"] != "String" || p["Default"] != "" {
-		t.Fatalf("%s: Type %v, Default %q; want String, empty", tokenKeyParam, p["Type"], p["Default"])
+		t.Fatalf("%s: Type %v, Default %q; want String, empty", param, p["Type"], p["Default"])
 	}
 	pattern := regexp.MustCompile("^(?:" + asString(p["AllowedPattern"]) + ")$")
 	for arn, want := range map[string]bool{
@@ -75,23 +104,7 @@ func TestUpstashTokenKmsKey(t *testing.T) {
 		"arn:aws:secretsmanager:eu-west-1:123456789012:secret:x-AbCdEf": false,
 	} {
 		if pattern.MatchString(arn) != want {
-			t.Errorf("%s's AllowedPattern on %q: %v, want %v", tokenKeyParam, arn, !want, want)
-		}
-	}
-	const cond = "UseUpstashTokenKmsKey"
-	want := map[string]any{"Fn::And": []any{map[string]any{"Condition": "UseUpstash"},
-		map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{map[string]any{"Ref": tokenKeyParam}, ""}}}}}}
-	if got := dig(tmpl, "Conditions", cond); !reflect.DeepEqual(got, want) {
-		t.Errorf("Conditions.%s = %v, want %v", cond, got, want)
-	}
-	for _, fn := range resources(t, tmpl, "AWS::Serverless::Function") {
-		kms := kmsStatements(functionPolicies(t, tmpl, fn))
-		if len(kms) != 1 {
-			t.Errorf("%s: %d statements grant KMS actions, want 1", fn.ID, len(kms))
-			continue
-		}
-		if err := checkKMSStatement(kms[0].cond, kms[0].st, cond); err != nil {
-			t.Errorf("%s: %v", fn.ID, err)
+			t.Errorf("%s's AllowedPattern on %q: %v, want %v", param, arn, !want, want)
 		}
 	}
 }
@@ -121,15 +134,15 @@ func kmsStatements(policies []any) []conditional {
 	return out
 }
 
-func checkKMSStatement(cond string, st map[string]any, wantCond string) error {
+func checkKMSStatement(cond string, st map[string]any, wantCond, keyParam string) error {
 	via := dig(st, "Condition", "StringEquals", "kms:ViaService")
 	switch {
 	case cond != wantCond:
 		return fmt.Errorf("the KMS statement is under condition %q, want Fn::If %s", cond, wantCond)
 	case st["Effect"] != "Allow" || !slices.Equal(asStrings(st["Action"]), []string{"kms:Decrypt"}):
 		return fmt.Errorf("the KMS statement: %v %v, want Allow [kms:Decrypt]", st["Effect"], st["Action"])
-	case !refTo(st["Resource"], tokenKeyParam):
-		return fmt.Errorf("the KMS statement's Resource = %v, want !Ref %s", st["Resource"], tokenKeyParam)
+	case !refTo(st["Resource"], keyParam):
+		return fmt.Errorf("the KMS statement's Resource = %v, want !Ref %s", st["Resource"], keyParam)
 	case !reflect.DeepEqual(via, map[string]any{"Fn::Sub": "secretsmanager.${AWS::Region}.amazonaws.com"}):
 		return fmt.Errorf("the KMS statement's kms:ViaService = %v, want Secrets Manager in this region", via)
 	}
