@@ -108,17 +108,24 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 	}
 	*calls++
 	t, err := c.store.Get(ctx, id)
+	return c.loadedTenant(id, e, ok, t, err, now)
+}
+
+// loadedTenant caches and returns what a load of tenant id at now answered (t, or
+// err), prev being its cache entry when ok.
+func (c *configCache) loadedTenant(id string, prev tenantEntry, ok bool, t tenant.Tenant, err error, now int64) (*tenantEntry, error) {
+	var e tenantEntry
 	switch {
 	case err == nil:
-		next, cerr := compile(t, e, ok, now)
+		next, cerr := compile(t, prev, ok, now)
 		if cerr != nil {
 			return nil, cerr
 		}
 		e = next
 	case errors.Is(err, store.ErrNotFound):
 		e = tenantEntry{loaded: now, until: math.MaxInt64}
-	case ok && c.usable(e.loaded, now):
-		return e.result()
+	case ok && c.usable(prev.loaded, now):
+		return prev.result()
 	default:
 		return nil, err
 	}
