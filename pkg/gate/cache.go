@@ -21,7 +21,8 @@ var errNotFound = store.ErrNotFound
 // while the store fails. See the package doc.
 type configCache struct {
 	store         Tenants
-	ttl, maxStale int64 // microseconds; ttl < 0: no caching
+	both          store.KeyTenantLookup // store's, when it offers it; else nil
+	ttl, maxStale int64                 // microseconds; ttl < 0: no caching
 	keys          boundedMap[keyEntry]
 	tenants       boundedMap[tenantEntry]
 }
@@ -44,8 +45,9 @@ type tenantEntry struct {
 	until int64
 }
 
-func newConfigCache(store Tenants, ttl, maxStale time.Duration, max int) *configCache {
-	c := &configCache{store: store, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds()}
+func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) *configCache {
+	c := &configCache{store: ts, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds()}
+	c.both, _ = ts.(store.KeyTenantLookup)
 	if ttl < 0 {
 		c.ttl = -1
 	}
@@ -75,7 +77,7 @@ func (c *configCache) key(ctx context.Context, hash string, now int64, calls *in
 		return e.result()
 	}
 	*calls++
-	rec, err := c.store.LookupKey(ctx, hash)
+	rec, err := c.lookup(ctx, hash, now)
 	switch {
 	case err == nil:
 		e = keyEntry{rec: rec, found: true, loaded: now}
@@ -90,6 +92,24 @@ func (c *configCache) key(ctx context.Context, hash string, now int64, calls *in
 		c.keys.put(hash, e, now, c.ttl+c.maxStale)
 	}
 	return e.result()
+}
+
+// lookup reads the record of the key whose hash is hash. When the store offers
+// LookupKeyTenant, it reads the key's tenant in the same call and caches it as tenant
+// would have (even over a fresh entry: it is newer), so that tenant finds it fresh.
+func (c *configCache) lookup(ctx context.Context, hash string, now int64) (apikey.Record, error) {
+	if c.both == nil {
+		return c.store.LookupKey(ctx, hash)
+	}
+	rec, t, err := c.both.LookupKeyTenant(ctx, hash)
+	if rec == (apikey.Record{}) {
+		return rec, err // the key's answer
+	}
+	prev, ok := c.tenants.get(rec.TenantID)
+	// The answer is tenant's to give: on a failure (a stale entry then stays as it
+	// was) or rules that do not compile, tenant reads the tenant again.
+	_, _ = c.loadedTenant(rec.TenantID, prev, ok, t, err, now)
+	return rec, nil
 }
 
 func (e keyEntry) result() (apikey.Record, error) {
@@ -108,17 +128,24 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 	}
 	*calls++
 	t, err := c.store.Get(ctx, id)
+	return c.loadedTenant(id, e, ok, t, err, now)
+}
+
+// loadedTenant caches and returns what a load of tenant id at now answered (t, or
+// err), prev being its cache entry when ok.
+func (c *configCache) loadedTenant(id string, prev tenantEntry, ok bool, t tenant.Tenant, err error, now int64) (*tenantEntry, error) {
+	var e tenantEntry
 	switch {
 	case err == nil:
-		next, cerr := compile(t, e, ok, now)
+		next, cerr := compile(t, prev, ok, now)
 		if cerr != nil {
 			return nil, cerr
 		}
 		e = next
 	case errors.Is(err, store.ErrNotFound):
 		e = tenantEntry{loaded: now, until: math.MaxInt64}
-	case ok && c.usable(e.loaded, now):
-		return e.result()
+	case ok && c.usable(prev.loaded, now):
+		return prev.result()
 	default:
 		return nil, err
 	}

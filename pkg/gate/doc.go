@@ -36,6 +36,12 @@
 // calendar windows (a local midnight, a Monday, the 1st), so that a change of time zone
 // made within ConfigTTL before that boundary cannot let the old zone open a new window.
 //
+// A key that is not cached is loaded with one tenant store call when the store is a
+// store.KeyTenantLookup (Upstash and Redis: one script reads the record and its
+// tenant), which caches the tenant too, fresh from that read; otherwise with LookupKey,
+// then Get when the tenant is not fresh in the cache. Either way the same facts are
+// cached, found or not found, and served stale the same way.
+//
 // # One store call for every check
 //
 // tenant.Sets.Checks lists the request's counters: the route's rules, then the

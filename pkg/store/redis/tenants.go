@@ -45,6 +45,23 @@ func (r tenantsConn) Eval(ctx context.Context, script *upstashrest.Script, keys 
 	return r.c.Eval(ctx, script, keys, args).AsInt64()
 }
 
+func (r tenantsConn) EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error) {
+	vals, err := r.c.Eval(ctx, script, keys, args).ToArray()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		if v.IsNil() {
+			continue
+		}
+		if out[i], err = v.ToString(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]upstash.Stored, error) {
 	results, err := r.c.DoMulti(ctx, func(b rueidis.Builder) []rueidis.Completed {
 		cmds := make([]rueidis.Completed, len(keys))

@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"crypto/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,6 +70,19 @@ func (f *fixture) keys(t *testing.T) []nodeKey {
 	return out
 }
 
+// drop deletes key on the node that holds it.
+func (f *fixture) drop(t *testing.T, key string) {
+	for _, kv := range f.keys(t) {
+		if kv.key == key {
+			if err := kv.node.Do(t.Context(), func(b rueidis.Builder) rueidis.Completed { return b.Del().Key(key).Build() }).Error(); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no key %s", key)
+}
+
 // dump reads every key of the store with the read command of its type.
 func (f *fixture) dump(t *testing.T) []string {
 	var out []string
@@ -116,6 +130,9 @@ func TestTenantsConformance(t *testing.T) {
 					return f.tenants
 				},
 				Dump: func(t *testing.T, s store.Tenants) []string { return fixtures[s].dump(t) },
+				DropTenant: func(t *testing.T, s store.Tenants, id string) {
+					fixtures[s].drop(t, "{"+fixtures[s].prefix+"}tenant:"+id)
+				},
 			})
 		})
 	}
@@ -154,4 +171,38 @@ func TestTenantKeysShareASlotToo(t *testing.T) {
 	if len(keys) != 5 || len(slots) != 1 {
 		t.Fatalf("the store's %d keys (want 5: 2 tenants, a key list, a record, the ids) are in %d slots: %v", len(keys), len(slots), slots)
 	}
+}
+
+// TestKeyTenantRoundTrip reads the commands LookupKeyTenant writes: one EVALSHA of
+// keytenant.lua for a key record and its tenant, on a server and on a cluster (where
+// the tenant's hash shares the record's slot), once the script cache is warm (before,
+// EVAL follows a NOSCRIPT).
+func TestKeyTenantRoundTrip(t *testing.T) {
+	forEachTopology(t, func(t *testing.T, topo topology) {
+		f := newFixture(t, topo)
+		if _, err := f.tenants.Create(t.Context(), storetest.Tenant("acme")); err != nil {
+			t.Fatal(err)
+		}
+		k, want := apikey.Generate("acme", 1_781_092_800_000_000)
+		if err := f.tenants.PutKey(t.Context(), want); err != nil {
+			t.Fatal(err)
+		}
+		rec := &recorder{}
+		cfg := topo.config(t)
+		cfg.Dial = rec.dial
+		ts, err := NewTenants(newTestClient(t, cfg), TenantsConfig{Prefix: f.prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			rec.take(t)
+			got, ten, err := ts.LookupKeyTenant(t.Context(), k.Hash())
+			if err != nil || got != want || ten.ID != "acme" || ten.Version != 1 {
+				t.Fatalf("LookupKeyTenant = %+v, %+v, %v", got, ten, err)
+			}
+			if sent := rec.take(t); i == 1 && !slices.Equal(sent, []string{"EVALSHA"}) {
+				t.Fatalf("LookupKeyTenant with a warm script cache sent %v, want [EVALSHA]", sent)
+			}
+		}
+	})
 }

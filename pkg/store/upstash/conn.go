@@ -13,6 +13,9 @@ import (
 type TenantsConn interface {
 	// Eval runs a script whose answer is an integer.
 	Eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) (int64, error)
+	// EvalStrings runs a script whose answer is an array of strings and nils; a nil
+	// reads as "".
+	EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error)
 	// Tenants reads the fields doc and version of the tenant hashes keys, in one round
 	// trip: one Stored per key, Found false for a hash that does not exist.
 	Tenants(ctx context.Context, keys []string) ([]Stored, error)
@@ -43,15 +46,27 @@ type KeyState struct {
 type restConn struct{ c *upstashrest.Client }
 
 func (r restConn) Eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) (int64, error) {
-	anys := make([]any, len(args))
-	for i, a := range args {
-		anys[i] = a
-	}
-	reply, err := r.c.Eval(ctx, script, keys, anys...)
+	reply, err := r.c.Eval(ctx, script, keys, anys(args)...)
 	if err != nil {
 		return 0, err
 	}
 	return reply.Int64()
+}
+
+func anys(args []string) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+	}
+	return out
+}
+
+func (r restConn) EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error) {
+	reply, err := r.c.Eval(ctx, script, keys, anys(args)...)
+	if err != nil {
+		return nil, err
+	}
+	return stringsOf(reply, true)
 }
 
 func (r restConn) Tenants(ctx context.Context, keys []string) ([]Stored, error) {

@@ -21,6 +21,11 @@
 //	PREFIX key:<sha256>  string: the key record JSON, for lookups by hash
 //	PREFIX ids           sorted set of tenant ids, all scores 0, for List by id
 //
+// LookupKeyTenant (store.KeyTenantLookup, which the gate uses for a key it has not
+// cached) reads a key record and its tenant in one script call, keytenant.lua: the one
+// script that reads a key it does not declare (the tenant's hash, named in the record),
+// so it is sent without allow-key-locking, under Upstash's global script lock.
+//
 // Versions are compared in the scripts as the decimal strings they are stored as. List
 // pages through the ids with ZRANGE BYLEX and fetches the tenants in one pipeline, in
 // order of id. Deleting a tenant reads its keys, then deletes everything in one script

@@ -17,12 +17,12 @@ import (
 
 // Scripts are the tenant store's Lua scripts (the .lua files of this package).
 type Scripts struct {
-	Create, Replace, Delete, PutKey, ChangeKey *upstashrest.Script
+	Create, Replace, Delete, PutKey, ChangeKey, KeyTenant *upstashrest.Script
 }
 
 // SharedScripts returns the scripts.
 func SharedScripts() Scripts {
-	return Scripts{createScript, replaceScript, deleteScript, putKeyScript, changeKeyScript}
+	return Scripts{createScript, replaceScript, deleteScript, putKeyScript, changeKeyScript, keyTenantScript}
 }
 
 // Layout names a store's Redis keys, each starting with Prefix (see the package doc).

@@ -28,7 +28,12 @@ func newClient(t *testing.T) *upstashrest.Client {
 // after the test.
 func newTestTenants(t *testing.T) store.Tenants {
 	t.Helper()
-	c := newClient(t)
+	return newTestTenantsOn(t, newClient(t))
+}
+
+// newTestTenantsOn is newTestTenants over the client c.
+func newTestTenantsOn(t *testing.T, c *upstashrest.Client) *Tenants {
+	t.Helper()
 	var b [6]byte
 	rand.Read(b[:])
 	s := NewTenants(c, TenantsConfig{Prefix: "el:t:test-" + hex.EncodeToString(b[:]) + ":"})
@@ -43,7 +48,7 @@ func newTestTenants(t *testing.T) store.Tenants {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.RunTenants(t, storetest.TenantsConfig{New: newTestTenants, Dump: dump})
+	storetest.RunTenants(t, storetest.TenantsConfig{New: newTestTenants, Dump: dump, DropTenant: dropTenant})
 }
 
 // scanKeys lists the store's Redis keys with SCAN.
@@ -105,4 +110,12 @@ func dump(t *testing.T, st store.Tenants) []string {
 		out = append(out, vals...)
 	}
 	return out
+}
+
+// dropTenant deletes the tenant's hash alone.
+func dropTenant(t *testing.T, st store.Tenants, id string) {
+	s := st.(*Tenants)
+	if _, err := s.c.(restConn).c.Do(t.Context(), "DEL", s.l.Tenant(id)); err != nil {
+		t.Fatal(err)
+	}
 }
