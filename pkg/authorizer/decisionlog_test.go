@@ -3,8 +3,10 @@ package authorizer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -47,5 +49,29 @@ func TestDecisionLogIsSlogs(t *testing.T) {
 	h.observe(context.Background(), &results[0], 0, "id")
 	if quiet.Len() != 0 {
 		t.Errorf("at level WARN a decision was logged: %s", quiet.String())
+	}
+}
+
+// The README's table of the decision line names every field the line holds (but the
+// three every slog line has), so that a field added to the line is documented.
+func TestREADMEListsTheDecisionLogFields(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line bytes.Buffer
+	h := &Handler{lines: &decisionLog{w: &line}, metrics: newEMF(io.Discard, "edgelimit")}
+	h.observe(context.Background(), &gate.Result{Status: gate.Allowed}, 0, "id")
+	var fields map[string]any
+	if err := json.Unmarshal(line.Bytes(), &fields); err != nil {
+		t.Fatalf("%v: %s", err, line.String())
+	}
+	for name := range fields {
+		if name == "time" || name == "level" || name == "msg" {
+			continue
+		}
+		if !regexp.MustCompile("(?m)^\\| [^|]*`" + name + "`[^|]*\\|").Match(readme) {
+			t.Errorf("README.md's table of the decision line does not name %q", name)
+		}
 	}
 }
