@@ -179,6 +179,9 @@ func (e *CommandError) Code() string {
 // IsNoScript reports whether err is the server's NOSCRIPT error: EVALSHA named a
 // script that is not in its cache (the script did not run).
 func IsNoScript(err error) bool {
+	if err == nil {
+		return false
+	}
 	var ce *CommandError
 	return errors.As(err, &ce) && ce.Code() == "NOSCRIPT"
 }
