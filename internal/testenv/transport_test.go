@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -23,5 +24,29 @@ func TestCountingTransportCountsEveryRequest(t *testing.T) {
 	}
 	if got := ct.Reset(); got != 3 || ct.Count() != 0 {
 		t.Fatalf("Reset() = %d then Count() = %d, want 3 then 0", got, ct.Count())
+	}
+}
+
+func TestCountingProxyCountsAndForwards(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.URL.Path+" "+r.Header.Get("X-Test"))
+	}))
+	defer srv.Close()
+	p := NewCountingProxy(t, srv.URL)
+	for i := range 3 {
+		req, _ := http.NewRequest(http.MethodPost, p.URL+"/pipeline", nil)
+		req.Header.Set("X-Test", "v")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != "/pipeline v" {
+			t.Errorf("request %d: the server answered %q", i, body)
+		}
+	}
+	if n := p.Reset(); n != 3 || p.Count() != 0 {
+		t.Errorf("counted %d, then %d; want 3, then 0", n, p.Count())
 	}
 }

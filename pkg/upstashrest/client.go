@@ -1,21 +1,15 @@
 package upstashrest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 )
 
 // The environment variables Upstash users know, read by ConfigFromEnv.
@@ -43,11 +37,13 @@ type Config struct {
 	// Token is the REST token, sent as "Authorization: Bearer TOKEN".
 	Token string
 
-	// HTTPClient sends the requests. Nil means a client shared by this package:
-	// one keep-alive transport (http.DefaultTransport's settings with 64 idle
-	// connections per host), no overall timeout (deadlines come from each call's
-	// context) and redirects not followed (they surface as a *StatusError).
-	// A client given here must not retry requests itself.
+	// HTTPClient, when set, sends the requests through net/http (a test's counting
+	// transport, say); it must not retry requests itself. Nil means this package's
+	// connection pool (see the package doc), or, when the environment names a proxy
+	// for the URL, a net/http client shared by this package: http.DefaultTransport's
+	// settings with 64 idle connections per host. Either way there is no overall
+	// timeout (deadlines come from each call's context) and redirects are not
+	// followed (they surface as a *StatusError).
 	HTTPClient *http.Client
 
 	// KeyLocking sends scripts as "#!lua flags=allow-key-locking\n" + source, so
@@ -88,7 +84,7 @@ func ConfigFromEnv() (Config, error) {
 	if cfg.Token == "" {
 		return Config{}, fmt.Errorf("upstash: %s is not set: copy the REST token from the Upstash console", EnvToken)
 	}
-	if _, err := parseBaseURL(cfg.URL); err != nil {
+	if _, err := parseURL(cfg.URL); err != nil {
 		return Config{}, fmt.Errorf("upstash: %s: %w", EnvURL, err)
 	}
 	if err := checkToken(cfg.Token); err != nil {
@@ -101,24 +97,29 @@ func ConfigFromEnv() (Config, error) {
 //
 // Each method call is exactly one HTTP request (Eval: two when the server's script
 // cache is cold; with Config.Pipelining, concurrent calls may share one), and the
-// client never retries: a command whose reply was lost may
-// have run, and running a rate-limit script twice would consume twice. The caller
-// decides what a failure means. Deadlines come from the context. Under concurrent
-// calls, the sync token sent is the one received last.
+// client never retries a request that may have reached the server: a command whose
+// reply was lost may have run, and running a rate-limit script twice would consume
+// twice. The caller decides what a failure means. Deadlines come from the context.
+// Under concurrent calls, the sync token sent is the one received last.
 type Client struct {
-	base       string // the REST URL without a trailing slash
-	auth       string // "Bearer TOKEN"
-	http       *http.Client
+	lean       *transport   // the connection pool; nil: http sends
+	http       *http.Client // when lean is nil
+	base       string       // the REST URL without a trailing slash, for http
+	path       string       // its path, for lean
+	auth       string       // "Bearer TOKEN"
 	keyLocking bool
 	maxReply   int64
 	noSync     bool
-	syncToken  atomic.Pointer[string] // the last upstash-sync-token received
-	pipe       *pipeliner             // nil: no pipelining
+	pipe       *pipeliner // nil: no pipelining
+	requests   atomic.Int64
+
+	syncMu    sync.Mutex
+	syncToken []byte // the last upstash-sync-token received
 }
 
 // NewClient checks cfg and returns a Client. It makes no request.
 func NewClient(cfg Config) (*Client, error) {
-	base, err := parseBaseURL(cfg.URL)
+	u, err := parseURL(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("upstash: URL: %w", err)
 	}
@@ -126,7 +127,8 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("upstash: token: %w", err)
 	}
 	c := &Client{
-		base:       base,
+		base:       strings.TrimRight(u.String(), "/"),
+		path:       strings.TrimRight(u.EscapedPath(), "/"),
 		auth:       "Bearer " + cfg.Token,
 		http:       cfg.HTTPClient,
 		keyLocking: cfg.KeyLocking,
@@ -134,7 +136,11 @@ func NewClient(cfg Config) (*Client, error) {
 		noSync:     cfg.NoSyncToken,
 	}
 	if c.http == nil {
-		c.http = defaultHTTPClient()
+		if proxied(u) {
+			c.http = defaultHTTPClient()
+		} else {
+			c.lean = sharedTransport(u)
+		}
 	}
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReplyBytes
@@ -145,12 +151,31 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// defaultHTTPClient is shared by every Client without an HTTPClient, so that
-// connections to the same database are reused across clients.
+// Requests returns how many HTTP requests the client has sent: written to a
+// connection (Config.HTTPClient: handed to it), whatever came back. Tests and
+// benchmarks divide it by the calls made.
+func (c *Client) Requests() int64 { return c.requests.Load() }
+
+// proxyFor is http.ProxyFromEnvironment, replaced by tests.
+var proxyFor = http.ProxyFromEnvironment
+
+// proxied reports whether the environment sends requests for u through a proxy
+// (HTTPS_PROXY, HTTP_PROXY and NO_PROXY, read as net/http reads them). The connection
+// pool speaks only directly to the server, so such a client sends through net/http.
+func proxied(u *url.URL) bool {
+	p, err := proxyFor(&http.Request{URL: u})
+	return err != nil || p != nil
+}
+
+// defaultHTTPClient sends for the Clients without an HTTPClient whose requests go
+// through a proxy: http.DefaultTransport's settings with 64 idle connections per
+// host, no overall timeout (deadlines come from each call's context) and redirects
+// not followed (they surface as a *StatusError).
 var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 256
 	t.MaxIdleConnsPerHost = 64
+	t.Proxy = func(r *http.Request) (*url.URL, error) { return proxyFor(r) }
 	return &http.Client{
 		Transport: t,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
@@ -159,18 +184,18 @@ var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 	}
 })
 
-func parseBaseURL(raw string) (string, error) {
+func parseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if u.Scheme != "https" && u.Scheme != "http" {
-		return "", fmt.Errorf("%q must start with https:// (the REST URL, not the redis:// one)", raw)
+		return nil, fmt.Errorf("%q must start with https:// (the REST URL, not the redis:// one)", raw)
 	}
 	if u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", fmt.Errorf("%q: want https://HOST[/PATH] with no credentials, query or fragment", raw)
+		return nil, fmt.Errorf("%q: want https://HOST[/PATH] with no credentials, query or fragment", raw)
 	}
-	return strings.TrimRight(u.String(), "/"), nil
+	return u, nil
 }
 
 func checkToken(token string) error {
@@ -191,24 +216,33 @@ func checkToken(token string) error {
 // With Config.Pipelining, a call made while requests are in flight waits to go with
 // the others in one /pipeline request.
 func (c *Client) Do(ctx context.Context, args ...any) (Reply, error) {
-	if c.pipe != nil {
-		return c.pipe.do(ctx, args)
-	}
-	return c.send(ctx, args)
-}
-
-// send sends one command in a request of its own.
-func (c *Client) send(ctx context.Context, args []any) (Reply, error) {
-	body, err := encodeCommand(args)
-	if err != nil {
+	b := getBuffer()
+	defer putBuffer(b)
+	var err error
+	if b.data, err = appendCommand(b.data[:0], args); err != nil {
 		return Reply{}, fmt.Errorf("upstash: %w", err)
 	}
-	name := commandName(args)
-	v, err := c.post(ctx, "", name, body)
+	return c.do(ctx, commandName(args), b.data)
+}
+
+// do sends cmd, one encoded command named name: alone, or with Config.Pipelining
+// with the commands of concurrent calls.
+func (c *Client) do(ctx context.Context, name string, cmd []byte) (Reply, error) {
+	if c.pipe != nil {
+		return c.pipe.do(ctx, name, cmd)
+	}
+	return c.send(ctx, name, cmd)
+}
+
+// send sends one encoded command in a request of its own.
+func (c *Client) send(ctx context.Context, name string, cmd []byte) (Reply, error) {
+	rb := getBuffer()
+	defer putBuffer(rb)
+	status, err := c.post(ctx, "", name, cmd, rb)
 	if err != nil {
 		return Reply{}, err
 	}
-	return envelope(v, name)
+	return decodeReply(status, rb.data, name)
 }
 
 // Pipeline sends the commands in one request to /pipeline and returns one Result
@@ -230,184 +264,34 @@ func (c *Client) batch(ctx context.Context, path string, cmds [][]any) ([]Result
 	if len(cmds) == 0 {
 		return nil, fmt.Errorf("upstash: %s: no commands", path)
 	}
-	body, err := encodeBatch(cmds)
-	if err != nil {
+	b := getBuffer()
+	defer putBuffer(b)
+	var err error
+	if b.data, err = appendBatch(b.data[:0], cmds); err != nil {
 		return nil, fmt.Errorf("upstash: %s: %w", path, err)
 	}
-	v, err := c.post(ctx, path, path[1:], body)
+	results, err := c.postBatch(ctx, path, b.data, len(cmds))
+	for i := range results {
+		nameError(results[i].Err, commandName(cmds[i]))
+	}
+	return results, err
+}
+
+// postBatch sends body, n encoded commands, to path and returns their Results, whose
+// CommandErrors the caller names (nameError).
+func (c *Client) postBatch(ctx context.Context, path string, body []byte, n int) ([]Result, error) {
+	rb := getBuffer()
+	defer putBuffer(rb)
+	status, err := c.post(ctx, path, path[1:], body, rb)
 	if err != nil {
 		return nil, err
 	}
-	if obj, ok := v.(map[string]any); ok { // the whole batch failed
-		_, err := envelope(obj, path[1:])
-		if err == nil {
-			err = malformed("%s: got one result, want an array", path)
-		}
-		return nil, err
-	}
-	items, ok := v.([]any)
-	if !ok || len(items) != len(cmds) {
-		return nil, malformed("%s: want an array of %d results, got %T", path, len(cmds), v)
-	}
-	results := make([]Result, len(items))
-	for i, item := range items {
-		r, err := envelope(item, commandName(cmds[i]))
-		var ce *CommandError
-		if err != nil && !errors.As(err, &ce) {
-			return nil, err // a malformed item makes the whole reply untrustworthy
-		}
-		results[i] = Result{Reply: r, Err: err}
-	}
-	return results, nil
+	return decodeBatch(status, rb.data, path, n)
 }
 
-// post sends one request and returns the decoded JSON of a 200 reply. name
-// labels errors. Non-200 statuses become ErrUnauthorized, *CommandError or
-// *StatusError.
-func (c *Client) post(ctx context.Context, path, name string, body []byte) (any, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("upstash: %s: %w", name, err)
+// nameError sets the Command of err, a batch item's error, when it is a *CommandError.
+func nameError(err error, name string) {
+	if ce, ok := err.(*CommandError); ok {
+		ce.Command = name
 	}
-	req.Header.Set("Authorization", c.auth)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(headerEncoding, "base64")
-	if tok := c.syncToken.Load(); tok != nil && !c.noSync {
-		req.Header.Set(headerSyncToken, *tok)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("upstash: %s: %w", name, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxReply+1))
-	if err != nil {
-		return nil, fmt.Errorf("upstash: %s: reading reply: %w", name, err)
-	}
-	if int64(len(data)) > c.maxReply {
-		return nil, malformed("%s: reply larger than %d bytes", name, c.maxReply)
-	}
-	if tok := resp.Header.Get(headerSyncToken); tok != "" && !c.noSync {
-		c.syncToken.Store(&tok)
-	}
-	return decodeStatus(resp.StatusCode, data, name)
-}
-
-// decodeStatus maps an HTTP status and body to the JSON value or an error.
-func decodeStatus(status int, body []byte, name string) (any, error) {
-	switch status {
-	case http.StatusOK:
-		return parseJSON(body)
-	case http.StatusUnauthorized:
-		return nil, fmt.Errorf("%w: %s", ErrUnauthorized, snippet(body))
-	case http.StatusBadRequest:
-		v, err := parseJSON(body)
-		if err == nil {
-			if _, err = envelope(v, name); errors.As(err, new(*CommandError)) {
-				return nil, err
-			}
-		}
-	}
-	return nil, &StatusError{StatusCode: status, Snippet: snippet(body)}
-}
-
-// commandName returns the upper-cased first argument, for error messages.
-func commandName(args []any) string {
-	if len(args) == 0 {
-		return ""
-	}
-	if s, ok := args[0].(string); ok && len(s) <= 32 {
-		return strings.ToUpper(s)
-	}
-	return ""
-}
-
-// encodeCommand renders a command as the JSON array the REST API takes. Every
-// argument is sent as a JSON string, so integers beyond 2^53 stay exact whatever
-// the server's JSON parser does with numbers.
-func encodeCommand(args []any) ([]byte, error) {
-	strs, err := commandStrings(args)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(strs)
-}
-
-// encodeBatch renders commands as the JSON array of arrays that /pipeline and
-// /multi-exec take.
-func encodeBatch(cmds [][]any) ([]byte, error) {
-	all := make([][]string, len(cmds))
-	for i, cmd := range cmds {
-		strs, err := commandStrings(cmd)
-		if err != nil {
-			return nil, fmt.Errorf("command %d: %w", i, err)
-		}
-		all[i] = strs
-	}
-	return json.Marshal(all)
-}
-
-func commandStrings(args []any) ([]string, error) {
-	if len(args) == 0 {
-		return nil, errors.New("empty command")
-	}
-	out := make([]string, len(args))
-	for i, a := range args {
-		s, err := argString(a)
-		if err != nil {
-			return nil, fmt.Errorf("%s argument %d: %w", commandName(args), i, err)
-		}
-		out[i] = s
-	}
-	return out, nil
-}
-
-func argString(a any) (string, error) {
-	switch v := a.(type) {
-	case string:
-		return utf8Arg(v)
-	case []byte:
-		return utf8Arg(string(v))
-	case int:
-		return strconv.Itoa(v), nil
-	case int64:
-		return strconv.FormatInt(v, 10), nil
-	case int32:
-		return strconv.FormatInt(int64(v), 10), nil
-	case uint64:
-		return strconv.FormatUint(v, 10), nil
-	case uint32:
-		return strconv.FormatUint(uint64(v), 10), nil
-	case uint:
-		return strconv.FormatUint(uint64(v), 10), nil
-	case float64:
-		return floatArg(v)
-	case float32:
-		return floatArg(float64(v))
-	case bool:
-		if v {
-			return "1", nil
-		}
-		return "0", nil
-	}
-	return "", fmt.Errorf("unsupported type %T", a)
-}
-
-func utf8Arg(s string) (string, error) {
-	if !utf8.ValidString(s) {
-		return "", errors.New("not valid UTF-8 (the REST API carries arguments as JSON strings)")
-	}
-	return s, nil
-}
-
-func floatArg(f float64) (string, error) {
-	switch {
-	case math.IsNaN(f):
-		return "", errors.New("NaN")
-	case math.IsInf(f, 1):
-		return "+inf", nil
-	case math.IsInf(f, -1):
-		return "-inf", nil
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64), nil
 }

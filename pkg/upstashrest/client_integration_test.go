@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"net/http"
 	"testing"
 	"time"
 
@@ -17,16 +16,17 @@ import (
 // itself checked against the official npm client) in front of a real redis-server.
 // They do the same operations as internal/upstashlocal/testdata/official_client.mjs.
 
-// liveClient returns a client of the test server; ct, when not nil, counts round trips.
-func liveClient(t *testing.T, cfg upstashrest.Config, ct *testenv.CountingTransport) *upstashrest.Client {
+// liveClient returns a client of the test server; through proxy, when not nil, which
+// counts its requests.
+func liveClient(t *testing.T, cfg upstashrest.Config, proxy *testenv.CountingProxy) *upstashrest.Client {
 	t.Helper()
 	url, token := testenv.UpstashURL(t)
 	if cfg.Token == "" {
 		cfg.Token = token
 	}
 	cfg.URL = url
-	if ct != nil {
-		cfg.HTTPClient = &http.Client{Transport: ct}
+	if proxy != nil {
+		cfg.URL = proxy.URL
 	}
 	c, err := upstashrest.NewClient(cfg)
 	if err != nil {
@@ -106,8 +106,9 @@ func TestLiveEval(t *testing.T) {
 	for _, keyLocking := range []bool{false, true} {
 		name := map[bool]string{false: "plain", true: "key locking"}[keyLocking]
 		t.Run(name, func(t *testing.T) {
-			ct := &testenv.CountingTransport{}
-			c := liveClient(t, upstashrest.Config{KeyLocking: keyLocking}, ct)
+			url, _ := testenv.UpstashURL(t)
+			proxy := testenv.NewCountingProxy(t, url)
+			c := liveClient(t, upstashrest.Config{KeyLocking: keyLocking}, proxy)
 			ctx, k := liveCtx(t), liveKey("counter")
 			// A comment unique to this run makes the script new to the server: a cold cache.
 			script := upstashrest.NewScript("-- " + liveKey("script") + "\n" +
@@ -122,7 +123,7 @@ func TestLiveEval(t *testing.T) {
 				if err != nil || len(got) != 2 || got[0] != want.counter {
 					t.Errorf("call %d: reply %v, %v; want [%d ...]", i, r, err, want.counter)
 				}
-				if n := ct.Reset(); n != want.trips {
+				if n := proxy.Reset(); n != want.trips {
 					t.Errorf("call %d: %d round trips, want %d", i, n, want.trips)
 				}
 			}

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
@@ -46,13 +45,10 @@ func newFake(t *testing.T, handle http.HandlerFunc) *fake {
 	return f
 }
 
-// client returns a upstashrest.Client for the fake; ct, when not nil, counts its round trips.
-func (f *fake) client(t *testing.T, cfg upstashrest.Config, ct *testenv.CountingTransport) *upstashrest.Client {
+// client returns a upstashrest.Client for the fake.
+func (f *fake) client(t *testing.T, cfg upstashrest.Config) *upstashrest.Client {
 	t.Helper()
 	cfg.URL, cfg.Token = f.srv.URL, testToken
-	if ct != nil {
-		cfg.HTTPClient = &http.Client{Transport: ct}
-	}
 	c, err := upstashrest.NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +86,7 @@ func TestDoSendsOneJSONCommandWithHeaders(t *testing.T) {
 		}
 		io.WriteString(w, `{"result":"OK"}`)
 	})
-	c := f.client(t, upstashrest.Config{}, nil)
+	c := f.client(t, upstashrest.Config{})
 	r, err := c.Do(testCtx(t), "SET", "k", "v", "PX", 1500, int64(9007199254740993), 2.5, true, []byte("b"))
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +108,7 @@ func TestDoSendsOneJSONCommandWithHeaders(t *testing.T) {
 
 func TestDoRejectsBadArgumentsWithoutARequest(t *testing.T) {
 	f := newFake(t, reply(200, `{"result":"OK"}`))
-	c := f.client(t, upstashrest.Config{}, nil)
+	c := f.client(t, upstashrest.Config{})
 	for name, args := range map[string][]any{
 		"no command":   {},
 		"invalid utf8": {"SET", "k", "\xff\xfe"},
@@ -143,10 +139,14 @@ func TestRepliesDecode(t *testing.T) {
 		{"nested arrays", `{"result":["` + b64("x") + `",1,null,["` + b64("y") + `",[2,"` + b64("z") + `"]],[]]}`,
 			`["x" 1 nil ["y" [2 "z"]] []]`},
 		{"not base64 is kept as sent", `{"result":"QUEUED"}`, `"QUEUED"`},
+		{"escaped base64 (a slash as \\/)", `{"result":"` + strings.ReplaceAll(b64("\xff\xfe\xff"), "/", `\/`) + `"}`, `"\xff\xfe\xff"`},
+		{"escapes in a string that is not base64", `{"result":"a\"b\u00e9\n"}`, `"a\"bé\n"`},
+		{"white space, other members, a key escaped", " {\n \"other\": {\"a\": [1, \"}\"]},\t\"res\\u0075lt\" : [ 1 , 2 ] } \n", "[1 2]"},
+		{"a member given twice counts once, the last", `{"result":1,"result":2}`, "2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newFake(t, reply(200, tt.body)).client(t, upstashrest.Config{}, nil)
+			c := newFake(t, reply(200, tt.body)).client(t, upstashrest.Config{})
 			r, err := c.Do(testCtx(t), "GET", "k")
 			if err != nil {
 				t.Fatal(err)
@@ -161,7 +161,7 @@ func TestRepliesDecode(t *testing.T) {
 func fmtReply(r upstashrest.Reply) string { return fmt.Sprintf("%v", r) }
 
 func TestReplyAccessorsReturnErrorsOnMismatch(t *testing.T) {
-	c := newFake(t, reply(200, `{"result":["`+b64("12")+`",7,null]}`)).client(t, upstashrest.Config{}, nil)
+	c := newFake(t, reply(200, `{"result":["`+b64("12")+`",7,null]}`)).client(t, upstashrest.Config{})
 	r, err := c.Do(testCtx(t), "EVAL", "x", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +252,7 @@ func TestErrorReplies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(t, tt.handler)
-			r, err := f.client(t, upstashrest.Config{}, nil).Do(testCtx(t), "GET", "k")
+			r, err := f.client(t, upstashrest.Config{}).Do(testCtx(t), "GET", "k")
 			if err == nil {
 				t.Fatalf("Do succeeded with %v, want an error", r)
 			}
@@ -284,7 +284,7 @@ func hijackAndClose(w http.ResponseWriter, r *http.Request) {
 func TestReplyLargerThanTheCapIsMalformed(t *testing.T) {
 	big := `{"result":"` + strings.Repeat("QUFB", 300) + `"}`
 	f := newFake(t, reply(200, big))
-	_, err := f.client(t, upstashrest.Config{MaxReplyBytes: 1000}, nil).Do(testCtx(t), "GET", "k")
+	_, err := f.client(t, upstashrest.Config{MaxReplyBytes: 1000}).Do(testCtx(t), "GET", "k")
 	if !errors.Is(err, upstashrest.ErrMalformedReply) || !strings.Contains(err.Error(), "larger than 1000") {
 		t.Errorf("err = %v, want upstashrest.ErrMalformedReply for the size", err)
 	}
@@ -302,7 +302,7 @@ func TestHangingServerReturnsPromptlyAtTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := f.client(t, upstashrest.Config{}, nil).Do(ctx, "GET", "k")
+	_, err := f.client(t, upstashrest.Config{}).Do(ctx, "GET", "k")
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want context.DeadlineExceeded", err)
 	}
@@ -318,7 +318,7 @@ func TestSyncTokenIsSentBack(t *testing.T) {
 		w.Header().Set("upstash-sync-token", "tok-"+string(rune('a'+len(seen))))
 		io.WriteString(w, `{"result":1}`)
 	})
-	c := f.client(t, upstashrest.Config{}, nil)
+	c := f.client(t, upstashrest.Config{})
 	for range 3 {
 		if _, err := c.Do(testCtx(t), "INCR", "k"); err != nil {
 			t.Fatal(err)
@@ -332,7 +332,7 @@ func TestSyncTokenIsSentBack(t *testing.T) {
 		t.Errorf("sync tokens sent = %q, want \",tok-b,tok-c\"", got)
 	}
 
-	off := f.client(t, upstashrest.Config{NoSyncToken: true}, nil)
+	off := f.client(t, upstashrest.Config{NoSyncToken: true})
 	for range 2 {
 		off.Do(testCtx(t), "INCR", "k")
 	}
@@ -353,7 +353,7 @@ func TestPipelineAndMultiExec(t *testing.T) {
 				json.NewDecoder(r.Body).Decode(&gotBody)
 				io.WriteString(w, `[{"result":"OK"},{"error":"WRONGTYPE wrong kind"},{"result":["`+b64("v")+`",3]}]`)
 			})
-			c := f.client(t, upstashrest.Config{}, nil)
+			c := f.client(t, upstashrest.Config{})
 			run := c.Pipeline
 			if path == "/multi-exec" {
 				run = c.MultiExec
@@ -395,13 +395,13 @@ func TestBatchFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newFake(t, reply(tt.status, tt.body)).client(t, upstashrest.Config{}, nil)
+			c := newFake(t, reply(tt.status, tt.body)).client(t, upstashrest.Config{})
 			if _, err := c.MultiExec(testCtx(t), cmds); !tt.want(err) {
 				t.Errorf("err = %v", err)
 			}
 		})
 	}
-	c := newFake(t, reply(200, `[]`)).client(t, upstashrest.Config{}, nil)
+	c := newFake(t, reply(200, `[]`)).client(t, upstashrest.Config{})
 	if _, err := c.Pipeline(testCtx(t), nil); err == nil {
 		t.Error("an empty pipeline succeeded")
 	}
@@ -445,10 +445,11 @@ func TestEvalFallsBackToEvalOnNoScript(t *testing.T) {
 		name := map[bool]string{false: "plain", true: "key locking"}[keyLocking]
 		t.Run(name, func(t *testing.T) {
 			ss := &scriptServer{cache: map[string]string{}}
-			ct := &testenv.CountingTransport{}
-			c := newFake(t, ss.handle).client(t, upstashrest.Config{KeyLocking: keyLocking}, ct)
+			f := newFake(t, ss.handle)
+			c := f.client(t, upstashrest.Config{KeyLocking: keyLocking})
 			script := upstashrest.NewScript("return {1, 2}")
 
+			var total int64                              // the requests the client says it sent
 			for i, wantTrips := range []int64{2, 1, 1} { // cold, then warm
 				r, err := c.Eval(testCtx(t), script, []string{"k1", "k2"}, "a", 3)
 				if err != nil {
@@ -457,8 +458,9 @@ func TestEvalFallsBackToEvalOnNoScript(t *testing.T) {
 				if got, err := r.Int64s(); err != nil || len(got) != 2 || got[1] != 2 {
 					t.Errorf("call %d: reply %v, %v", i, r, err)
 				}
-				if n := ct.Reset(); n != wantTrips {
-					t.Errorf("call %d: %d round trips, want %d", i, n, wantTrips)
+				total += wantTrips
+				if n := f.requests.Swap(0); n != wantTrips || c.Requests() != total {
+					t.Errorf("call %d: %d round trips (the client counted %d in all), want %d", i, n, c.Requests(), wantTrips)
 				}
 			}
 			ss.mu.Lock()
@@ -484,15 +486,15 @@ func TestEvalFallsBackToEvalOnNoScript(t *testing.T) {
 }
 
 func TestEvalReturnsOtherErrorsWithoutFallback(t *testing.T) {
-	ct := &testenv.CountingTransport{}
-	c := newFake(t, reply(400, `{"error":"ERR user_script:1: boom"}`)).client(t, upstashrest.Config{}, ct)
+	f := newFake(t, reply(400, `{"error":"ERR user_script:1: boom"}`))
+	c := f.client(t, upstashrest.Config{})
 	_, err := c.Eval(testCtx(t), upstashrest.NewScript("error('boom')"), nil)
 	var ce *upstashrest.CommandError
 	if !errors.As(err, &ce) || ce.Code() != "ERR" {
 		t.Errorf("err = %v, want the script's upstashrest.CommandError", err)
 	}
-	if n := ct.Count(); n != 1 {
-		t.Errorf("%d round trips, want 1", n)
+	if n := f.requests.Load(); n != 1 || c.Requests() != 1 {
+		t.Errorf("%d round trips (the client counted %d), want 1", n, c.Requests())
 	}
 }
 

@@ -2,7 +2,6 @@ package upstashrest
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -25,19 +24,18 @@ type pipeliner struct {
 // call is one command waiting for its reply.
 type call struct {
 	ctx   context.Context
-	args  []any
+	name  string  // the command's, for errors
+	cmd   *buffer // the encoded command, the call's own copy until it is sent
 	done  chan struct{}
 	reply Reply
 	err   error
 }
 
-// do sends args, alone or with the commands of other calls, and returns its reply.
+// do sends cmd, alone or with the commands of other calls, and returns its reply.
 // A call whose context ends returns its error at once; its command may still run.
-func (p *pipeliner) do(ctx context.Context, args []any) (Reply, error) {
-	if _, err := commandStrings(args); err != nil { // not in a batch, where it would fail the others
-		return Reply{}, fmt.Errorf("upstash: %w", err)
-	}
-	cl := &call{ctx: ctx, args: args, done: make(chan struct{})}
+func (p *pipeliner) do(ctx context.Context, name string, cmd []byte) (Reply, error) {
+	cl := &call{ctx: ctx, name: name, cmd: getBuffer(), done: make(chan struct{})}
+	cl.cmd.data = append(cl.cmd.data, cmd...) // the caller may reuse cmd once do returns
 	p.mu.Lock()
 	p.queue = append(p.queue, cl)
 	var batch []*call
@@ -67,25 +65,15 @@ func (p *pipeliner) take() []*call {
 // send sends batch, hands each call its result, and when calls queued meanwhile,
 // sends them in a new goroutine.
 func (p *pipeliner) send(batch []*call) {
-	ctx, cancel := batchContext(batch)
-	defer cancel()
-	if len(batch) == 1 {
-		batch[0].reply, batch[0].err = p.c.send(ctx, batch[0].args)
+	if len(batch) == 1 { // on its caller's context: there is no other caller to fail
+		cl := batch[0]
+		cl.reply, cl.err = p.c.send(cl.ctx, cl.name, cl.cmd.data)
 	} else {
-		cmds := make([][]any, len(batch))
-		for i, cl := range batch {
-			cmds[i] = cl.args
-		}
-		results, err := p.c.Pipeline(ctx, cmds)
-		for i, cl := range batch {
-			if err != nil {
-				cl.err = err
-				continue
-			}
-			cl.reply, cl.err = results[i].Reply, results[i].Err
-		}
+		p.sendBatch(batch)
 	}
 	for _, cl := range batch {
+		putBuffer(cl.cmd)
+		cl.cmd = nil
 		close(cl.done)
 	}
 	p.mu.Lock()
@@ -97,6 +85,32 @@ func (p *pipeliner) send(batch []*call) {
 	p.mu.Unlock()
 	if next != nil {
 		go p.send(next)
+	}
+}
+
+// sendBatch sends the commands of batch in one /pipeline request and sets each
+// call's result.
+func (p *pipeliner) sendBatch(batch []*call) {
+	ctx, cancel := batchContext(batch)
+	defer cancel()
+	body := getBuffer()
+	defer putBuffer(body)
+	body.data = append(body.data, '[')
+	for i, cl := range batch {
+		if i > 0 {
+			body.data = append(body.data, ',')
+		}
+		body.data = append(body.data, cl.cmd.data...)
+	}
+	body.data = append(body.data, ']')
+	results, err := p.c.postBatch(ctx, "/pipeline", body.data, len(batch))
+	for i, cl := range batch {
+		if err != nil {
+			cl.err = err
+			continue
+		}
+		nameError(results[i].Err, cl.name)
+		cl.reply, cl.err = results[i].Reply, results[i].Err
 	}
 }
 

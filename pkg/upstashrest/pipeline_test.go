@@ -66,7 +66,7 @@ func (s *echoServer) log() []string {
 // reply. A lone call goes alone, to /.
 func TestPipeliningSharesARequest(t *testing.T) {
 	s := newEchoServer(t)
-	c, err := NewClient(Config{URL: s.URL, Token: "t", Pipelining: true, HTTPClient: &http.Client{Transport: &http.Transport{}}})
+	c, err := NewClient(Config{URL: s.URL, Token: "t", Pipelining: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestPipeliningSharesARequest(t *testing.T) {
 // replies; a command that cannot be encoded fails alone, before it is queued.
 func TestPipeliningCancelAndBadCommands(t *testing.T) {
 	s := newEchoServer(t)
-	c, err := NewClient(Config{URL: s.URL, Token: "t", Pipelining: true, HTTPClient: &http.Client{Transport: &http.Transport{}}})
+	c, err := NewClient(Config{URL: s.URL, Token: "t", Pipelining: true})
 	if err != nil {
 		t.Fatal(err)
 	}

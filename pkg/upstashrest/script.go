@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"fmt"
 	"strings"
 )
 
@@ -60,19 +61,35 @@ func (s *Script) text(keyLocking bool) scriptText {
 // server answers NOSCRIPT (its script cache does not hold it), sends EVAL with the
 // text in the same call: one round trip when the cache is warm, two when it is
 // cold. The fallback is not a retry: NOSCRIPT means the script did not run. The
-// text and SHA follow Config.KeyLocking.
+// text and SHA follow Config.KeyLocking. Arguments are encoded as Do's.
 func (c *Client) Eval(ctx context.Context, s *Script, keys []string, args ...any) (Reply, error) {
-	t := s.text(c.keyLocking)
-	cmd := make([]any, 0, 3+len(keys)+len(args))
-	cmd = append(cmd, "EVALSHA", t.sha, len(keys))
-	for _, k := range keys {
-		cmd = append(cmd, k)
+	var k, a Args
+	for _, key := range keys {
+		k.AppendString(key)
 	}
-	cmd = append(cmd, args...)
-	r, err := c.Do(ctx, cmd...)
+	for _, arg := range args {
+		a.appendAny(arg)
+	}
+	return c.EvalArgs(ctx, s, &k, &a)
+}
+
+// EvalArgs is Eval with its keys and arguments already encoded: the way to run a
+// script on a hot path without an allocation per argument.
+func (c *Client) EvalArgs(ctx context.Context, s *Script, keys, args *Args) (Reply, error) {
+	if keys.err != nil {
+		return Reply{}, fmt.Errorf("upstash: EVALSHA key %w", keys.err)
+	}
+	if args.err != nil {
+		return Reply{}, fmt.Errorf("upstash: EVALSHA argument %w", args.err)
+	}
+	t := s.text(c.keyLocking)
+	b := getBuffer()
+	defer putBuffer(b)
+	b.data = appendEval(b.data[:0], "EVALSHA", t.sha, keys, args)
+	r, err := c.do(ctx, "EVALSHA", b.data)
 	if !IsNoScript(err) {
 		return r, err
 	}
-	cmd[0], cmd[1] = "EVAL", t.body
-	return c.Do(ctx, cmd...)
+	b.data = appendEval(b.data[:0], "EVAL", t.body, keys, args)
+	return c.do(ctx, "EVAL", b.data)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -52,12 +53,17 @@ func NewCounters(client *upstashrest.Client, cfg CountersConfig) *Counters {
 }
 
 // hashKey is the Redis hash holding every rule's state for key.
-func hashKey(key string) string { return "el:h:" + key }
+func hashKey(key string) string { return string(appendHashKey(nil, key)) }
+
+func appendHashKey(dst []byte, key string) []byte { return append(append(dst, "el:h:"...), key...) }
 
 // logKey is the sorted set of a sliding_log rule's entries for key. The length
 // prefix keeps it distinct from every other key's, whatever the key and id contain.
-func logKey(key, stateID string) string {
-	return "el:l:" + strconv.Itoa(len(key)) + ":" + key + ":" + stateID
+func logKey(key, stateID string) string { return string(appendLogKey(nil, key, stateID)) }
+
+func appendLogKey(dst []byte, key, stateID string) []byte {
+	dst = strconv.AppendInt(append(dst, "el:l:"...), int64(len(key)), 10)
+	return append(append(append(append(dst, ':'), key...), ':'), stateID...)
 }
 
 // Decide decides a request of cost against the counters of cs at now, all of them in
@@ -67,7 +73,8 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 	if err := store.CheckCounters(cs, now, cost, outs); err != nil {
 		return err
 	}
-	ints, err := s.eval(ctx, cs, now, cost, true)
+	var buf [replyInts]int64
+	ints, err := s.eval(ctx, cs, now, cost, true, buf[:0])
 	if err == nil {
 		err = combineCounters(ints, cs, outs)
 	}
@@ -85,7 +92,8 @@ func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now i
 		return limiter.Decision{}, err
 	}
 	cs := [1]store.Counter{{Key: key, Set: set}}
-	ints, err := s.eval(ctx, cs[:], now, 1, false)
+	var ibuf [replyInts]int64
+	ints, err := s.eval(ctx, cs[:], now, 1, false, ibuf[:0])
 	var buf [limiter.MaxRules]limiter.Outcome
 	if err == nil {
 		err = readOutcomes(ints, buf[:set.Len()])
@@ -129,17 +137,30 @@ func (s *Counters) Reset(ctx context.Context, key string) error {
 	return nil
 }
 
-// eval runs decide.lua over cs and returns its reply: 5 integers per rule, counter
-// after counter, checked for their number.
-func (s *Counters) eval(ctx context.Context, cs []store.Counter, now, cost int64, consume bool) ([]int64, error) {
-	keys, args := s.scriptArgs(cs, now, cost, consume)
-	reply, err := s.client.Eval(ctx, s.script, keys, args...)
+// replyInts is the most integers decide.lua answers: 5 per rule of every counter.
+const replyInts = 5 * limiter.MaxRules * store.MaxCounters
+
+// eval runs decide.lua over cs and appends its reply to ints: 5 integers per rule,
+// counter after counter, checked for their number.
+func (s *Counters) eval(ctx context.Context, cs []store.Counter, now, cost int64, consume bool, ints []int64) ([]int64, error) {
+	a := restArgsPool.Get().(*restArgs)
+	a.reset()
+	layoutArgs(a, cs, now, cost, consume, s.marginMS)
+	reply, err := s.client.EvalArgs(ctx, s.script, &a.keys, &a.args)
+	restArgsPool.Put(a)
 	if err != nil {
 		return nil, err
 	}
-	ints, err := reply.Int64s()
+	elems, err := reply.Array()
 	if err != nil {
 		return nil, err
+	}
+	for i, e := range elems {
+		n, err := e.Int64()
+		if err != nil {
+			return nil, fmt.Errorf("element %d: %w", i, err)
+		}
+		ints = append(ints, n)
 	}
 	rules := 0
 	for _, c := range cs {
@@ -151,28 +172,46 @@ func (s *Counters) eval(ctx context.Context, cs []store.Counter, now, cost int64
 	return ints, nil
 }
 
-// scriptArgs lays out KEYS and ARGV as decide.lua reads them: KEYS holds the counters'
-// hashes, then the sorted set of each sliding_log rule; ARGV a header, then each
-// counter's rules.
+// scriptArgs lays out KEYS and ARGV as decide.lua reads them (layoutArgs), for a
+// client that takes them as slices (go-redis).
 func (s *Counters) scriptArgs(cs []store.Counter, now, cost int64, consume bool) ([]string, []any) {
 	nkeys, nargs := len(cs), 5
 	for _, c := range cs {
 		nkeys += logRules(c.Set)
 		nargs += 1 + 8*c.Set.Len()
 	}
-	mode := 0
+	a := &sliceArgs{keys: make([]string, 0, nkeys), args: make([]any, 0, nargs)}
+	layoutArgs(a, cs, now, cost, consume, s.marginMS)
+	return a.keys, a.args
+}
+
+// argSink receives the KEYS and ARGV of decide.lua from layoutArgs, in order.
+type argSink interface {
+	hashKey(key string)             // appends hashKey(key) to KEYS
+	logKey(key, stateID string) int // appends logKey(key, stateID) to KEYS; returns len(KEYS)
+	int(n int64)                    // appends n to ARGV
+	str(s string)                   // appends s to ARGV
+}
+
+// layoutArgs lays out KEYS and ARGV as decide.lua reads them: KEYS holds the counters'
+// hashes, then the sorted set of each sliding_log rule; ARGV a header, then each
+// counter's rules.
+func layoutArgs(a argSink, cs []store.Counter, now, cost int64, consume bool, marginMS int64) {
+	var mode int64
 	if consume {
 		mode = 1
 	}
-	keys := make([]string, len(cs), nkeys)
-	args := make([]any, 0, nargs)
-	args = append(args, now, cost, mode, s.marginMS, len(cs))
-	for i, c := range cs {
-		keys[i] = hashKey(c.Key)
-		args = append(args, c.Set.Len())
-		keys, args = ruleArgs(c, now, keys, args)
+	for _, c := range cs {
+		a.hashKey(c.Key)
 	}
-	return keys, args
+	nkeys := len(cs)
+	for _, v := range [...]int64{now, cost, mode, marginMS, int64(len(cs))} {
+		a.int(v)
+	}
+	for _, c := range cs {
+		a.int(int64(c.Set.Len()))
+		nkeys = ruleArgs(a, c, now, nkeys)
+	}
 }
 
 // logRules counts set's sliding_log rules, each of which has a sorted set.
@@ -186,9 +225,10 @@ func logRules(set *limiter.Set) int {
 	return n
 }
 
-// ruleArgs appends the 8 arguments of each rule of c to args, and the sorted set of
-// each sliding_log rule to keys.
-func ruleArgs(c store.Counter, now int64, keys []string, args []any) ([]string, []any) {
+// ruleArgs appends the 8 arguments of each rule of c to ARGV, and the sorted set of
+// each sliding_log rule to KEYS, which holds nkeys keys; it returns how many it holds
+// after.
+func ruleArgs(a argSink, c store.Counter, now int64, nkeys int) int {
 	set := c.Set
 	for i := range set.Len() {
 		r := set.Rule(i)
@@ -204,15 +244,58 @@ func ruleArgs(c store.Counter, now int64, keys []string, args []any) ([]string, 
 				p4 = limiter.CalendarGrace
 			}
 		case limiter.SlidingLog:
-			keys = append(keys, logKey(c.Key, id))
-			p1 = int64(len(keys))
+			nkeys = a.logKey(c.Key, id)
+			p1 = int64(nkeys)
 		case limiter.TokenBucket, limiter.LeakyBucket:
 			p1, p2, p3, p4 = set.Emission(i)
 		}
-		args = append(args, algorithmCodes[r.Algorithm], id, r.Limit, r.Period.Micros(), p1, p2, p3, p4)
+		a.int(int64(algorithmCodes[r.Algorithm]))
+		a.str(id)
+		for _, v := range [...]int64{r.Limit, r.Period.Micros(), p1, p2, p3, p4} {
+			a.int(v)
+		}
 	}
-	return keys, args
+	return nkeys
 }
+
+// sliceArgs is the argSink of scriptArgs.
+type sliceArgs struct {
+	keys []string
+	args []any
+}
+
+func (a *sliceArgs) hashKey(key string) { a.keys = append(a.keys, hashKey(key)) }
+func (a *sliceArgs) logKey(key, id string) int {
+	a.keys = append(a.keys, logKey(key, id))
+	return len(a.keys)
+}
+func (a *sliceArgs) int(n int64)  { a.args = append(a.args, n) }
+func (a *sliceArgs) str(s string) { a.args = append(a.args, s) }
+
+// restArgs is the argSink of eval: the REST client's encoded arguments, reused
+// through restArgsPool.
+type restArgs struct {
+	keys, args upstashrest.Args
+	name       []byte // a key's name being built
+}
+
+var restArgsPool = sync.Pool{New: func() any { return new(restArgs) }}
+
+func (a *restArgs) reset() { a.keys.Reset(); a.args.Reset() }
+
+func (a *restArgs) hashKey(key string) {
+	a.name = appendHashKey(a.name[:0], key)
+	a.keys.AppendBytes(a.name)
+}
+
+func (a *restArgs) logKey(key, id string) int {
+	a.name = appendLogKey(a.name[:0], key, id)
+	a.keys.AppendBytes(a.name)
+	return a.keys.Len()
+}
+
+func (a *restArgs) int(n int64)  { a.args.AppendInt(n) }
+func (a *restArgs) str(s string) { a.args.AppendString(s) }
 
 // combineCounters reads the script's reply, whose length eval checked, into one
 // Outcome per rule and folds each counter's with its Set.Combine into outs.
@@ -238,7 +321,8 @@ func readOutcomes(ints []int64, outs []limiter.Outcome) error {
 	for i := range outs {
 		v := ints[5*i : 5*i+5]
 		if v[0] != 0 && v[0] != 1 || v[1] < 0 || v[3] < 0 || v[4] < 0 || (v[0] == 1) != (v[3] == 0) {
-			return fmt.Errorf("%w: rule %d: outcome %v", upstashrest.ErrMalformedReply, i, v)
+			// A copy, so that the reply, often on the caller's stack, stays there.
+			return fmt.Errorf("%w: rule %d: outcome %v", upstashrest.ErrMalformedReply, i, [5]int64(v))
 		}
 		outs[i] = limiter.Outcome{Allowed: v[0] == 1, Remaining: v[1], Reset: v[2], RetryAfter: v[3], Delay: v[4]}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,17 +35,29 @@ func TestStoreRoundTrips(t *testing.T) {
 			{`{"name": "key", "algorithm": "sliding_log", "limit": 5, "period": "1m"}`}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ct := &testenv.CountingTransport{}
-			st := newTestStore(t, ct)
+			url, token := testenv.UpstashURL(t)
+			proxy := testenv.NewCountingProxy(t, url)
+			c, err := upstashrest.NewClient(upstashrest.Config{URL: proxy.URL, Token: token})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := NewCounters(c, CountersConfig{})
 			// A script the server has never seen (a unique comment), rather than SCRIPT
 			// FLUSH, which would disturb other packages' tests against the same server.
 			st.script = upstashrest.NewScript(decideSource + "\n-- " + storetest.Key(t, "cold"))
-			countRoundTrips(t, st, ct, newCounters(t, tc.rules...))
+			countRoundTrips(t, st, proxy, newCounters(t, tc.rules...))
+			// What BenchmarkStoreDecide reports: the client's count, which must be the
+			// proxy's.
+			if got, want := c.Requests(), int64(len(storetest.Trace(1, 20, 1, storetest.Burst))+1); got != want {
+				t.Errorf("the client counted %d requests, the proxy %d", got, want)
+			}
 		})
 	}
 }
 
-func countRoundTrips(t *testing.T, st *Counters, ct *testenv.CountingTransport, cs []store.Counter) {
+// countRoundTrips decides a trace on cs and checks the requests ct counted: two for
+// the first decision (the script cache is cold), then one for each.
+func countRoundTrips(t *testing.T, st *Counters, ct interface{ Reset() int64 }, cs []store.Counter) {
 	ctx := context.Background()
 	outs := make([]limiter.Decision, len(cs))
 	trace := storetest.Trace(1, 20, 1, storetest.Burst)
@@ -161,18 +174,27 @@ func TestStoreBadRepliesCounters(t *testing.T) {
 	}
 }
 
-// fakeStore returns a Counters whose server is handler, and the transport counting its
-// requests.
-func fakeStore(t *testing.T, handler http.HandlerFunc) (*Counters, *testenv.CountingTransport) {
-	srv := httptest.NewServer(handler)
+// fakeStore returns a Counters whose server is handler, and the count of the requests
+// that server received.
+func fakeStore(t *testing.T, handler http.HandlerFunc) (*Counters, *served) {
+	n := &served{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		handler(w, r)
+	}))
 	t.Cleanup(srv.Close)
-	ct := &testenv.CountingTransport{}
-	c, err := upstashrest.NewClient(upstashrest.Config{URL: srv.URL, Token: "t", HTTPClient: &http.Client{Transport: ct}})
+	c, err := upstashrest.NewClient(upstashrest.Config{URL: srv.URL, Token: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewCounters(c, CountersConfig{}), ct
+	return NewCounters(c, CountersConfig{}), n
 }
+
+// served counts the requests a fake server received.
+type served struct{ atomic.Int64 }
+
+// Count returns the count.
+func (s *served) Count() int64 { return s.Load() }
 
 func reply(status int, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

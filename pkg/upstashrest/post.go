@@ -1,0 +1,156 @@
+package upstashrest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// post sends one request and returns the status of its answer, with the body read
+// into rb. name labels errors.
+func (c *Client) post(ctx context.Context, path, name string, body []byte, rb *buffer) (int, error) {
+	var (
+		status int
+		tok    string
+		err    error
+	)
+	if c.lean != nil {
+		status, tok, err = c.postLean(ctx, path, body, rb)
+	} else {
+		status, tok, err = c.postHTTP(ctx, path, body, rb)
+	}
+	if errors.Is(err, errReplyTooLarge) {
+		return 0, malformed("%s: reply larger than %d bytes", name, c.maxReply)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("upstash: %s: %w", name, err)
+	}
+	c.keepSyncToken(tok)
+	return status, nil
+}
+
+// postLean sends the request over the connection pool.
+func (c *Client) postLean(ctx context.Context, path string, body []byte, rb *buffer) (int, string, error) {
+	req := getBuffer()
+	defer putBuffer(req)
+	req.data = c.appendRequest(req.data[:0], path, body)
+	status, tok, sent, err := c.lean.roundTrip(ctx, req.data, rb, c.maxReply)
+	if sent {
+		c.requests.Add(1)
+	}
+	return status, tok, err
+}
+
+// appendRequest appends the HTTP/1.1 request that POSTs body to path.
+func (c *Client) appendRequest(dst []byte, path string, body []byte) []byte {
+	dst = append(append(append(dst, "POST "...), c.path...), path...)
+	if c.path == "" && path == "" {
+		dst = append(dst, '/')
+	}
+	dst = append(append(dst, " HTTP/1.1\r\nHost: "...), c.lean.host...)
+	dst = append(append(dst, "\r\nAuthorization: "...), c.auth...)
+	dst = append(dst, "\r\nContent-Type: application/json\r\n"+headerEncoding+": base64\r\n"...)
+	if !c.noSync {
+		c.syncMu.Lock()
+		if len(c.syncToken) > 0 {
+			dst = append(append(append(dst, headerSyncToken+": "...), c.syncToken...), "\r\n"...)
+		}
+		c.syncMu.Unlock()
+	}
+	dst = strconv.AppendInt(append(dst, "Content-Length: "...), int64(len(body)), 10)
+	return append(append(dst, "\r\n\r\n"...), body...)
+}
+
+// postHTTP sends the request with net/http (Config.HTTPClient, or a proxy).
+func (c *Client) postHTTP(ctx context.Context, path string, body []byte, rb *buffer) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Authorization", c.auth)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(headerEncoding, "base64")
+	if !c.noSync {
+		c.syncMu.Lock()
+		if len(c.syncToken) > 0 {
+			req.Header.Set(headerSyncToken, string(c.syncToken))
+		}
+		c.syncMu.Unlock()
+	}
+	c.requests.Add(1)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	if rb.data, err = readBody(rb.data[:0], resp.Body, c.maxReply); err != nil {
+		return 0, "", err
+	}
+	return resp.StatusCode, resp.Header.Get(headerSyncToken), nil
+}
+
+// keepSyncToken remembers tok, an answer's upstash-sync-token, to send it back.
+func (c *Client) keepSyncToken(tok string) {
+	if tok == "" || c.noSync || !printable(tok) {
+		return
+	}
+	c.syncMu.Lock()
+	c.syncToken = append(c.syncToken[:0], tok...)
+	c.syncMu.Unlock()
+}
+
+// printable reports whether s holds only printable ASCII, safe to send in a header.
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// errReplyTooLarge is readBody's answer to a body over its cap.
+var errReplyTooLarge = errors.New("reply too large")
+
+// readBody appends what r reads, to its end, to dst; a body of more than max bytes is
+// errReplyTooLarge.
+func readBody(dst []byte, r io.Reader, max int64) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if int64(len(dst)) > max {
+			return dst, errReplyTooLarge
+		}
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, fmt.Errorf("reading the reply body: %w", err)
+		}
+	}
+}
+
+// buffer is a byte slice reused through buffers: commands, requests, reply bodies.
+type buffer struct{ data []byte }
+
+// maxPooledBuffer is the largest buffer kept for reuse; larger ones go to the collector.
+const maxPooledBuffer = 64 << 10
+
+var buffers = sync.Pool{New: func() any { return &buffer{data: make([]byte, 0, 2048)} }}
+
+func getBuffer() *buffer { return buffers.Get().(*buffer) }
+
+func putBuffer(b *buffer) {
+	if cap(b.data) <= maxPooledBuffer {
+		b.data = b.data[:0]
+		buffers.Put(b)
+	}
+}
