@@ -97,13 +97,13 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 // DecideOne decides a request of cost for the one counter {key, set}: Decide with one
 // counter, without its slices; see store.OneDecider.
 func (s *Counters) DecideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
-	if len(key) == 0 || len(key) > store.MaxKeyLen || set == nil {
-		return limiter.Decision{}, store.CheckRequest(key, set, now, cost)
+	if err := store.CheckRequest(key, set, now, cost); err != nil {
+		return limiter.Decision{}, err // before the entry is touched: bad input changes nothing
 	}
 	sh := s.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.keys[key]
+	e := sh.keys[key] // one lookup, not sh.entry's: this is the hot path
 	if e == nil {
 		sh.sweep(now) // before the entry is made: a sweep may delete an idle entry
 		e = &entry{set: set, states: set.NewStates()}
@@ -111,8 +111,7 @@ func (s *Counters) DecideOne(ctx context.Context, key string, set *limiter.Set, 
 	} else if e.set != set {
 		e.adopt(set)
 	}
-	// One rule set: Set.Decide answers as limiter.DecideAll would, and checks now and
-	// cost as store.CheckRequest does.
+	// One rule set: Set.Decide answers as limiter.DecideAll would.
 	return set.Decide(e.states, now, cost)
 }
 

@@ -33,6 +33,7 @@ func RunCounters(t *testing.T, st store.Counters, opts CountersOptions) {
 	t.Run("Reset", func(t *testing.T) { testReset(t, st) })
 	t.Run("KeysIndependent", func(t *testing.T) { testKeysIndependent(t, st) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, st) })
+	t.Run("BadInputOtherSet", func(t *testing.T) { testBadInputOtherSet(t, st) })
 	t.Run("RuleEdit", func(t *testing.T) { testRuleEdit(t, st) })
 	t.Run("Extremes", func(t *testing.T) { testExtremes(t, st, opts) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, st) })
@@ -221,6 +222,30 @@ func testBadInput(t *testing.T, st store.Counters) {
 		}
 	}
 	replay(t, st, key, set, ref, trace[5:]) // nothing changed
+}
+
+// testBadInputOtherSet: a refused decision with another rule set (a cost it cannot
+// admit) neither moves a key to that set, forgetting its count, nor makes a new key.
+func testBadInputOtherSet(t *testing.T, st store.Counters) {
+	ctx := context.Background()
+	hourly := Set(t, nil, `{"algorithm": "fixed_window", "limit": 1, "period": "1h"}`)
+	other := Set(t, nil, `{"algorithm": "fixed_window", "limit": 2, "period": "2h"}`)
+	key, fresh := Key(t, "k"), Key(t, "fresh")
+	at := Trace(1, 1, 1, Burst)[0].At
+	if d, err := store.DecideOne(ctx, st, key, hourly, at, 1); err != nil || !d.Allowed {
+		t.Fatalf("the hour's first request: %+v, %v", d, err)
+	}
+	for _, k := range []string{key, fresh} {
+		if _, err := store.DecideOne(ctx, st, k, other, at+1, 99); !errors.Is(err, limiter.ErrCostExceedsCapacity) {
+			t.Fatalf("cost 99 against a limit of 2: error %v, want %v", err, limiter.ErrCostExceedsCapacity)
+		}
+	}
+	if d, err := store.DecideOne(ctx, st, key, hourly, at+2, 1); err != nil || d.Allowed {
+		t.Errorf("the hour's second request, limit 1, after a refused one: allowed %v, error %v; want denied", d.Allowed, err)
+	}
+	if d, err := st.Peek(ctx, fresh, other, at+2, nil); err != nil || d.Remaining != 2 {
+		t.Errorf("a new key after a refused request: %+v, %v; want 2 remaining", d, err)
+	}
 }
 
 func testRuleEdit(t *testing.T, st store.Counters) {
