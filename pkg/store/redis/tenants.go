@@ -47,6 +47,10 @@ func (r tenantsConn) Eval(ctx context.Context, script *upstashrest.Script, keys 
 
 func (r tenantsConn) EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error) {
 	vals, err := r.c.Eval(ctx, script, keys, args).ToArray()
+	if re, ok := rueidis.IsRedisErr(err); ok && !re.IsNil() {
+		// The server's answer, as the Upstash client reports one (LookupKeyTenant reads it).
+		return nil, &upstashrest.CommandError{Command: "EVALSHA", Message: re.Error()}
+	}
 	if err != nil {
 		return nil, err
 	}

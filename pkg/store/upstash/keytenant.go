@@ -3,6 +3,7 @@ package upstash
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
@@ -26,11 +27,22 @@ var _ store.KeyTenantLookup = (*Tenants)(nil)
 // hash, whose name it finds in the record, without declaring it: Upstash runs it under
 // its global script lock rather than per-key locks. A record whose tenant id the script
 // cannot read (none has: every record is written by PutKey) has its tenant read apart.
+// A server that refuses the script with an ERR reply (one that forbids undeclared keys
+// in scripts, as Dragonfly does by default) is sent LookupKey then Get instead, from
+// then on: two round trips, as before the script.
 func (s *Tenants) LookupKeyTenant(ctx context.Context, hash string) (apikey.Record, tenant.Tenant, error) {
 	if !apikey.ValidHash(hash) {
 		return apikey.Record{}, tenant.Tenant{}, store.ErrNotFound
 	}
+	if s.noKeyTenant.Load() {
+		return s.lookupThenGet(ctx, hash)
+	}
 	got, err := s.c.EvalStrings(ctx, keyTenantScript, []string{s.l.Record(hash)}, s.l.Tenant(""))
+	var ce *upstashrest.CommandError
+	if errors.As(err, &ce) && ce.Code() == "ERR" {
+		s.noKeyTenant.Store(true)
+		return s.lookupThenGet(ctx, hash)
+	}
 	if err != nil {
 		return apikey.Record{}, tenant.Tenant{}, s.fail("lookup key", err)
 	}
@@ -59,4 +71,14 @@ func (s *Tenants) LookupKeyTenant(ctx context.Context, hash string) (apikey.Reco
 		return rec, tenant.Tenant{}, s.fail("get "+rec.TenantID, err)
 	}
 	return rec, t, nil
+}
+
+// lookupThenGet is LookupKeyTenant in two round trips.
+func (s *Tenants) lookupThenGet(ctx context.Context, hash string) (apikey.Record, tenant.Tenant, error) {
+	rec, err := s.LookupKey(ctx, hash)
+	if err != nil {
+		return apikey.Record{}, tenant.Tenant{}, err
+	}
+	t, err := s.Get(ctx, rec.TenantID)
+	return rec, t, err
 }

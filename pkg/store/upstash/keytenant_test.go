@@ -150,3 +150,38 @@ func notFound(r apikey.Record, err error) bool {
 }
 
 func found(r apikey.Record, err error) bool { return err == nil && r.TenantID == "acme" }
+
+// refusingConn is a TenantsConn whose server refuses keytenant.lua, as a server that
+// forbids undeclared keys in scripts would; it counts the refusals.
+type refusingConn struct {
+	TenantsConn
+	refused *int
+}
+
+func (c refusingConn) EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error) {
+	if script == keyTenantScript {
+		*c.refused++
+		return nil, &upstashrest.CommandError{Command: "EVALSHA", Message: "ERR script tried accessing undeclared key"}
+	}
+	return c.TenantsConn.EvalStrings(ctx, script, keys, args...)
+}
+
+// A server that refuses keytenant.lua with an ERR reply gets LookupKey then Get, which
+// answer the same; the script is not sent again.
+func TestLookupKeyTenantOnAServerThatRefusesTheScript(t *testing.T) {
+	c := newClient(t)
+	base := newTestTenantsOn(t, c) // its prefix, cleaned up after the test
+	refused := 0
+	s := NewTenantsWith(refusingConn{restConn{c}, &refused}, base.l, "store/upstash")
+	id := "refused-" + strings.ToLower(rand.Text())
+	key := putKey(t, s, id)
+	for range 2 {
+		rec, tn, err := s.LookupKeyTenant(t.Context(), apikey.Hash(key))
+		if err != nil || rec.TenantID != id || tn.ID != id {
+			t.Fatalf("LookupKeyTenant: %+v, %+v, %v; want the key and tenant %s", rec, tn, err, id)
+		}
+	}
+	if refused != 1 {
+		t.Errorf("the script was sent %d times to a server that refuses it, want 1", refused)
+	}
+}

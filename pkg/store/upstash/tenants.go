@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
@@ -57,6 +58,8 @@ type Tenants struct {
 	c    TenantsConn
 	l    Layout
 	name string // starts its errors
+	// noKeyTenant is set once the server refused keytenant.lua (see LookupKeyTenant).
+	noKeyTenant atomic.Bool
 }
 
 // NewTenants returns a Tenants that sends its commands through the Upstash client c.
