@@ -5,7 +5,9 @@
 // environment exports, for the LAMBDA_GOARCH given to make otherwise, built with
 // -tags lambda.norpc, -trimpath and CGO off, with the
 // time zone database embedded (internal/tzdata's compressed copy: the provided.al2023
-// image may lack zoneinfo).
+// image may lack zoneinfo). TestBootstrapSizeAgainstHello bounds the authorizer's
+// bootstrap against the hello-world's, and TestAuthorizerImports keeps packages it does
+// not need (the SDK's DynamoDB expression builder and attribute marshaling) out of it.
 //
 // They need make and go on PATH. Without make they skip, or fail when CI is set, as
 // the integration tests do. A cold build cache costs about a minute per GOARCH;

@@ -12,8 +12,10 @@ import (
 
 // maxSizeRatio bounds the authorizer's bootstrap against the hello-world's. Issue 17's
 // goal is 1.5, which it met (1.483) until the Redis backend (rueidis) and the hot
-// counters joined the bootstrap: 1.573 since. This bound keeps it from growing further.
-const maxSizeRatio = 1.6
+// counters joined the bootstrap: 1.573, and 1.551 since the counters' DynamoDB
+// expressions no longer link feature/dynamodb/expression and attributevalue
+// (TestAuthorizerImports). This bound keeps it from growing further.
+const maxSizeRatio = 1.56
 
 // The authorizer's bootstrap, as `make build-AuthorizerFunction` leaves it, is at most
 // maxSizeRatio times the hello-world authorizer's (pkg/authorizer/testdata/hello) built

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // KeyLockingShebang is the first line that lets Upstash run a script under
@@ -15,9 +16,12 @@ const KeyLockingShebang = "#!lua flags=allow-key-locking\n"
 
 // Script is a Lua script run with EVALSHA, falling back to EVAL. It holds the two
 // texts a client may send (plain, and with KeyLockingShebang) and their SHA1s,
-// computed once. A Script is immutable and safe for concurrent use.
+// computed once, on first use: a package's scripts cost its init nothing (the
+// functions start with every store linked, and use one). A Script is immutable and
+// safe for concurrent use.
 type Script struct {
-	plain, locked scriptText
+	src   string
+	texts func() [2]scriptText // plain, locked
 }
 
 type scriptText struct {
@@ -33,15 +37,17 @@ func newScriptText(body string) scriptText {
 // NewScript returns a Script for the Lua source src. A source that already
 // starts with a shebang ("#!") is sent as written, with or without KeyLocking.
 func NewScript(src string) *Script {
-	s := &Script{plain: newScriptText(src), locked: newScriptText(KeyLockingShebang + src)}
-	if strings.HasPrefix(src, "#!") {
-		s.locked = s.plain
-	}
-	return s
+	return &Script{src: src, texts: sync.OnceValue(func() [2]scriptText {
+		plain := newScriptText(src)
+		if strings.HasPrefix(src, "#!") {
+			return [2]scriptText{plain, plain}
+		}
+		return [2]scriptText{plain, newScriptText(KeyLockingShebang + src)}
+	})}
 }
 
 // Source returns the Lua source given to NewScript.
-func (s *Script) Source() string { return s.plain.body }
+func (s *Script) Source() string { return s.src }
 
 // Text returns the text sent with EVAL: the source, after KeyLockingShebang when
 // keyLocking is set.
@@ -51,10 +57,11 @@ func (s *Script) Text(keyLocking bool) string { return s.text(keyLocking).body }
 func (s *Script) SHA1(keyLocking bool) string { return s.text(keyLocking).sha }
 
 func (s *Script) text(keyLocking bool) scriptText {
+	t := s.texts()
 	if keyLocking {
-		return s.locked
+		return t[1]
 	}
-	return s.plain
+	return t[0]
 }
 
 // Eval runs the script with EVALSHA sha numkeys keys... args..., and when the

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb/internal/expr"
 )
 
 var (
@@ -216,26 +216,26 @@ func capacities(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 
 // updateInput builds the UpdateItem of one attempt; a probe's condition always fails.
 func (s *Counters) updateInput(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (*dynamodb.UpdateItemInput, error) {
-	expr, err := s.expression(key, set, names, guess, now, cost, probe)
+	w, err := s.write(key, set, names, guess, now, cost, probe)
 	if err != nil {
 		return nil, err
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(s.table),
 		Key:                                 s.key(key),
-		ConditionExpression:                 expr.Condition(),
-		UpdateExpression:                    expr.Update(),
-		ExpressionAttributeNames:            expr.Names(),
-		ExpressionAttributeValues:           expr.Values(),
+		ConditionExpression:                 optional(w.Condition),
+		UpdateExpression:                    optional(w.Update),
+		ExpressionAttributeNames:            w.Names,
+		ExpressionAttributeValues:           w.Values,
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
 	}, nil
 }
 
-// expression builds the condition and update of one key's write from guess (see the
+// write builds the condition and update of one key's write from guess (see the
 // package doc); a probe's condition always fails.
-func (s *Counters) expression(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (expression.Expression, error) {
+func (s *Counters) write(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (expr.Write, error) {
 	var p plan
 	for i := range names {
 		p.planRule(set, i, names[i], &guess[i], now, cost)
@@ -244,16 +244,24 @@ func (s *Counters) expression(key string, set *limiter.Set, names []string, gues
 	// time as its state stays live past the decision's instant (they differ when time
 	// is injected, as in tests), plus the margin.
 	expires := time.Now().Unix() + (p.expires-now+s.margin)/1_000_000 + 1
-	p.update = p.update.Set(expression.Name(attrExpires), expression.Value(expires))
+	p.update.Set(p.update.Path(attrExpires), p.update.Int(expires))
 	if probe {
-		pk := expression.Name(attrKey)
-		p.cond = expression.AttributeExists(pk).And(expression.AttributeNotExists(pk))
+		pk := p.update.Path(attrKey)
+		p.cond = expr.Exists(pk).And(expr.NotExists(pk))
 	}
-	expr, err := expression.NewBuilder().WithCondition(p.cond).WithUpdate(p.update).Build()
+	w, err := p.update.Write(p.cond)
 	if err != nil {
-		return expression.Expression{}, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
+		return expr.Write{}, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
 	}
-	return expr, nil
+	return w, nil
+}
+
+// optional is s as an optional field of a request: nil when empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // check validates the request and the set, and returns the rules' attribute prefixes.

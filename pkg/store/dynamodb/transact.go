@@ -145,17 +145,17 @@ func decideAll(ks []counter, states [][]limiter.State, now, cost int64, outs []l
 func (s *Counters) transactInput(ks []counter, now, cost int64, probe bool) (*dynamodb.TransactWriteItemsInput, error) {
 	items := make([]types.TransactWriteItem, len(ks))
 	for i, k := range ks {
-		expr, err := s.expression(k.key, k.set, k.names, k.guess, now, cost, probe)
+		w, err := s.write(k.key, k.set, k.names, k.guess, now, cost, probe)
 		if err != nil {
 			return nil, err
 		}
 		items[i].Update = &types.Update{
 			TableName:                           aws.String(s.table),
 			Key:                                 s.key(k.key),
-			ConditionExpression:                 expr.Condition(),
-			UpdateExpression:                    expr.Update(),
-			ExpressionAttributeNames:            expr.Names(),
-			ExpressionAttributeValues:           expr.Values(),
+			ConditionExpression:                 optional(w.Condition),
+			UpdateExpression:                    optional(w.Update),
+			ExpressionAttributeNames:            w.Names,
+			ExpressionAttributeValues:           w.Values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}
 	}

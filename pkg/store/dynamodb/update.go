@@ -3,37 +3,32 @@ package dynamodb
 import (
 	"strconv"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb/internal/expr"
 )
 
 // plan accumulates the condition and update of one decision's UpdateItem: for each
 // rule, the branch its guessed state is in (see the package doc).
 type plan struct {
-	cond    expression.ConditionBuilder
-	hasCond bool
-	update  expression.UpdateBuilder
-	expires int64 // microseconds: when every rule's state is idle, at the latest
+	cond    expr.Cond    // "" until the first require
+	update  expr.Builder // the update's actions, and the placeholders of both
+	expires int64        // microseconds: when every rule's state is idle, at the latest
 }
 
-func (p *plan) require(c expression.ConditionBuilder) {
-	if p.hasCond {
+func (p *plan) require(c expr.Cond) {
+	if p.cond != "" {
 		p.cond = p.cond.And(c)
 	} else {
-		p.cond, p.hasCond = c, true
+		p.cond = c
 	}
 }
 
-func name(prefix, field string) expression.NameBuilder { return expression.Name(prefix + field) }
-func num(v int64) expression.ValueBuilder              { return expression.Value(v) }
-func bigNum(s string) expression.ValueBuilder          { return expression.Value(attributevalue.Number(s)) }
+func (p *plan) name(prefix, field string) expr.Path { return p.update.Path(prefix + field) }
+func (p *plan) num(v int64) expr.Operand            { return p.update.Int(v) }
+func (p *plan) bigNum(s string) expr.Operand        { return p.update.Number(s) }
 
 // absentOr is "attribute_not_exists(n) OR c".
-func absentOr(n expression.NameBuilder, c expression.ConditionBuilder) expression.ConditionBuilder {
-	return expression.AttributeNotExists(n).Or(c)
-}
+func absentOr(n expr.Path, c expr.Cond) expr.Cond { return expr.NotExists(n).Or(c) }
 
 // planRule adds rule i's branch, chosen from its guessed state g, to p.
 func (p *plan) planRule(set *limiter.Set, i int, prefix string, g *limiter.State, now, cost int64) {
@@ -58,7 +53,7 @@ func (p *plan) planRule(set *limiter.Set, i int, prefix string, g *limiter.State
 
 // fixed: ADD to the current window's count, or open a new window.
 func (p *plan) fixed(r limiter.Rule, prefix string, g *limiter.State, start, end, cost int64) {
-	ws, we, c := name(prefix, fWindowStart), name(prefix, fWindowEnd), name(prefix, fCount)
+	ws, we, c := p.name(prefix, fWindowStart), p.name(prefix, fWindowEnd), p.name(prefix, fCount)
 	grace := int64(0)
 	if r.Period.IsCalendar() {
 		grace = limiter.CalendarGrace
@@ -68,40 +63,45 @@ func (p *plan) fixed(r limiter.Rule, prefix string, g *limiter.State, start, end
 		if g.WindowStart > start { // clock skew: the state's window is later
 			start, end = g.WindowStart, g.WindowEnd
 		}
-		p.require(ws.Equal(num(start)).And(c.LessThanEqual(num(r.Limit - cost))))
-		p.update = p.update.Add(c, num(cost)).Set(we, num(end))
+		p.require(ws.Equal(p.num(start)).And(c.LessThanEqual(p.num(r.Limit - cost))))
+		p.update.Add(c, p.num(cost))
+		p.update.Set(we, p.num(end))
 	default:
-		p.require(absentOr(ws, ws.LessThan(num(start))))
-		p.update = p.update.Set(ws, num(start)).Set(we, num(end)).Set(c, num(cost))
+		p.require(absentOr(ws, ws.LessThan(p.num(start))))
+		p.update.Set(ws, p.num(start))
+		p.update.Set(we, p.num(end))
+		p.update.Set(c, p.num(cost))
 	}
 	p.expires = max(p.expires, end+grace)
 }
 
 // anchored: a window opened by the first request after the previous one ended.
 func (p *plan) anchored(r limiter.Rule, prefix string, g *limiter.State, now, cost int64) {
-	ws, we, c := name(prefix, fWindowStart), name(prefix, fWindowEnd), name(prefix, fCount)
+	ws, we, c := p.name(prefix, fWindowStart), p.name(prefix, fWindowEnd), p.name(prefix, fCount)
 	if now < g.WindowEnd {
-		p.require(we.Equal(num(g.WindowEnd)).And(c.LessThanEqual(num(r.Limit - cost))))
-		p.update = p.update.Add(c, num(cost))
+		p.require(we.Equal(p.num(g.WindowEnd)).And(c.LessThanEqual(p.num(r.Limit - cost))))
+		p.update.Add(c, p.num(cost))
 		p.expires = max(p.expires, g.WindowEnd)
 		return
 	}
 	end := now + r.Period.Micros()
-	p.require(absentOr(we, we.LessThanEqual(num(now))))
-	p.update = p.update.Set(ws, num(now)).Set(we, num(end)).Set(c, num(cost))
+	p.require(absentOr(we, we.LessThanEqual(p.num(now))))
+	p.update.Set(ws, p.num(now))
+	p.update.Set(we, p.num(end))
+	p.update.Set(c, p.num(cost))
 	p.expires = max(p.expires, end)
 }
 
 // clock adds the clock-skew rule's l <= :at and sets l.
 func (p *plan) clock(prefix string, at int64) {
-	l := name(prefix, fLast)
-	p.require(absentOr(l, l.LessThanEqual(num(at))))
-	p.update = p.update.Set(l, num(at))
+	l := p.name(prefix, fLast)
+	p.require(absentOr(l, l.LessThanEqual(p.num(at))))
+	p.update.Set(l, p.num(at))
 }
 
 // sliding: ADD within the window with its previous count pinned, or roll the window.
 func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cost int64) {
-	ws, c, prev := name(prefix, fWindowStart), name(prefix, fCount), name(prefix, fPrev)
+	ws, c, prev := p.name(prefix, fWindowStart), p.name(prefix, fCount), p.name(prefix, fPrev)
 	period := r.Period.Micros()
 	at := max(now, g.Last)
 	start := at - at%period
@@ -110,21 +110,25 @@ func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cos
 	switch g.WindowStart {
 	case start:
 		weighted := g.Prev * (period - (at - start)) / period // <= 1e6 x 31 days: fits int64
-		p.require(ws.Equal(num(start)).And(prev.Equal(num(g.Prev))).And(c.LessThanEqual(num(r.Limit - cost - weighted))))
-		p.update = p.update.Add(c, num(cost))
+		p.require(ws.Equal(p.num(start)).And(prev.Equal(p.num(g.Prev))).And(c.LessThanEqual(p.num(r.Limit - cost - weighted))))
+		p.update.Add(c, p.num(cost))
 	case start - period:
-		p.require(ws.Equal(num(g.WindowStart)).And(c.Equal(num(g.Count))))
-		p.update = p.update.Set(ws, num(start)).Set(prev, num(g.Count)).Set(c, num(cost))
+		p.require(ws.Equal(p.num(g.WindowStart)).And(c.Equal(p.num(g.Count))))
+		p.update.Set(ws, p.num(start))
+		p.update.Set(prev, p.num(g.Count))
+		p.update.Set(c, p.num(cost))
 	default:
-		p.require(absentOr(ws, ws.LessThan(num(start-period))))
-		p.update = p.update.Set(ws, num(start)).Set(prev, num(0)).Set(c, num(cost))
+		p.require(absentOr(ws, ws.LessThan(p.num(start-period))))
+		p.update.Set(ws, p.num(start))
+		p.update.Set(prev, p.num(0))
+		p.update.Set(c, p.num(cost))
 	}
 }
 
 // bucket: move the scaled TAT forward by cost intervals, relative when the bucket is
 // not full, absolute when it is.
 func (p *plan) bucket(r limiter.Rule, prefix string, g *limiter.State, now, cost, tolUS int64) {
-	t := name(prefix, fTAT)
+	t := p.name(prefix, fTAT)
 	at := max(now, g.Last)
 	period := r.Period.Micros()
 	atL := scaled(at, r.Limit, 0)
@@ -132,25 +136,26 @@ func (p *plan) bucket(r limiter.Rule, prefix string, g *limiter.State, now, cost
 	p.clock(prefix, at)
 	p.expires = max(p.expires, at+tolUS)
 	if g.TAT < at || g.TAT == at && g.TATFrac == 0 {
-		p.require(absentOr(t, t.LessThanEqual(bigNum(atL))))
-		p.update = p.update.Set(t, bigNum(sum(atL, step)))
+		p.require(absentOr(t, t.LessThanEqual(p.bigNum(atL))))
+		p.update.Set(t, p.bigNum(sum(atL, step)))
 		return
 	}
 	limit := sum(atL, scaled(r.Burst-cost, period, 0))
-	p.require(t.GreaterThan(bigNum(atL)).And(t.LessThanEqual(bigNum(limit))))
-	p.update = p.update.Set(t, t.Plus(bigNum(step)))
+	p.require(t.GreaterThan(p.bigNum(atL)).And(t.LessThanEqual(p.bigNum(limit))))
+	p.update.Set(t, t.Plus(p.bigNum(step)))
 }
 
 // log: count the cost at this instant in the map, drop expired instants, keep the total.
 func (p *plan) log(r limiter.Rule, prefix string, g *limiter.State, now, cost int64) {
-	g0, n := name(prefix, fLog), name(prefix, fLogTotal)
+	g0, n := p.name(prefix, fLog), p.name(prefix, fLogTotal)
 	at := max(now, g.Last)
 	p.clock(prefix, at)
 	p.expires = max(p.expires, at+r.Period.Micros())
-	entry := name(prefix, fLog+"."+strconv.FormatInt(at, 10))
+	entry := p.name(prefix, fLog+"."+strconv.FormatInt(at, 10))
 	if g.Count == 0 && g.Log.Len() == 0 {
-		p.require(expression.AttributeNotExists(n).Or(n.Equal(num(0))))
-		p.update = p.update.Set(g0, expression.Value(map[string]int64{strconv.FormatInt(at, 10): cost})).Set(n, num(cost))
+		p.require(expr.NotExists(n).Or(n.Equal(p.num(0))))
+		p.update.Set(g0, p.update.IntMap(map[string]int64{strconv.FormatInt(at, 10): cost}))
+		p.update.Set(n, p.num(cost))
 		return
 	}
 	expiredCost := int64(0)
@@ -160,19 +165,19 @@ func (p *plan) log(r limiter.Rule, prefix string, g *limiter.State, now, cost in
 			break
 		}
 		expiredCost += e.Cost
-		old := name(prefix, fLog+"."+strconv.FormatInt(e.At, 10))
-		p.require(expression.AttributeExists(old))
-		p.update = p.update.Remove(old)
+		old := p.name(prefix, fLog+"."+strconv.FormatInt(e.At, 10))
+		p.require(expr.Exists(old))
+		p.update.Remove(old)
 	}
-	p.require(expression.AttributeExists(g0).And(n.LessThanEqual(num(r.Limit - cost + expiredCost))))
-	p.update = p.update.Add(n, num(cost-expiredCost))
+	p.require(expr.Exists(g0).And(n.LessThanEqual(p.num(r.Limit - cost + expiredCost))))
+	p.update.Add(n, p.num(cost-expiredCost))
 	// ADD cannot reach into a map: add to this instant's entry when the guess has it,
 	// else create it; concurrent creators conflict and the loser adds.
 	if newest := g.Log.Len() - 1; newest >= 0 && g.Log.At(newest).At == at {
-		p.require(expression.AttributeExists(entry))
-		p.update = p.update.Set(entry, entry.Plus(num(cost)))
+		p.require(expr.Exists(entry))
+		p.update.Set(entry, entry.Plus(p.num(cost)))
 	} else {
-		p.require(expression.AttributeNotExists(entry))
-		p.update = p.update.Set(entry, num(cost))
+		p.require(expr.NotExists(entry))
+		p.update.Set(entry, p.num(cost))
 	}
 }
