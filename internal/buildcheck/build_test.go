@@ -140,14 +140,14 @@ func checkBuildInfo(t *testing.T, path, pkg, goarch string) {
 }
 
 // checkTZData: the binary embeds the time zone database, as internal/tzdata's
-// compressed copy (the bytes of zoneinfo.zip.gz, verbatim).
+// compressed copy (the bytes of zoneinfo.chunks, verbatim).
 func checkTZData(t *testing.T, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gz, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal", "tzdata", "zoneinfo.zip.gz"))
+	gz, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal", "tzdata", "zoneinfo.chunks"))
 	if err != nil {
 		t.Fatal(err)
 	}

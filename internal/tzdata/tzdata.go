@@ -1,71 +1,43 @@
-// Package tzdata loads IANA time zones from the system, or else from a copy of Go's
-// time zone database embedded compressed: Go's lib/time/zoneinfo.zip, gzipped
-// (zoneinfo.zip.gz, 95 kB where the standard library's time/tzdata embeds 408 kB
-// uncompressed). The Lambda functions use it instead of importing time/tzdata: the
-// provided.al2023 image may lack /usr/share/zoneinfo, and the 313 kB saved are a
-// twenty-eighth of the authorizer's bootstrap. The copy is decompressed once, on the
-// first zone the system does not have.
-//
-// go generate refreshes the copy from the Go toolchain in use; TestTheCopyIsGosDatabase
-// fails when the two differ.
 package tzdata
 
-//go:generate sh -c "gzip -9 -n -c \"$(go env GOROOT)/lib/time/zoneinfo.zip\" > zoneinfo.zip.gz"
+//go:generate go run ./internal/gen -o zoneinfo.chunks $GOROOT/lib/time/zoneinfo.zip
 
 import (
-	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"fmt"
-	"io"
-	"sync"
 	"time"
 )
 
-//go:embed zoneinfo.zip.gz
-var compressed []byte
+//go:embed zoneinfo.chunks
+var packed string
 
-// embedded is the decompressed database, read once.
-var embedded = sync.OnceValues(func() (*zip.Reader, error) {
-	gz, err := gzip.NewReader(bytes.NewReader(compressed))
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(gz)
-	if err != nil {
-		return nil, err
-	}
-	return zip.NewReader(bytes.NewReader(data), int64(len(data)))
-})
+// embedded is the embedded database.
+var embedded = open(packed)
 
 // LoadLocation is time.LoadLocation, falling back on the embedded database for a zone
 // that the system (ZONEINFO, /usr/share/zoneinfo and the like) does not have.
-func LoadLocation(name string) (*time.Location, error) { return load(name, time.LoadLocation) }
+func LoadLocation(name string) (*time.Location, error) {
+	return embedded.load(name, time.LoadLocation)
+}
 
-// load is LoadLocation with the system's loader given.
-func load(name string, system func(string) (*time.Location, error)) (*time.Location, error) {
+// load is LoadLocation from d with the system's loader given.
+func (d *database) load(name string, system func(string) (*time.Location, error)) (*time.Location, error) {
 	loc, err := system(name)
 	if err == nil {
 		return loc, nil
 	}
-	if data, ok := Embedded(name); ok {
-		return time.LoadLocationFromTZData(name, data)
+	if data, ok := d.zone(name); ok {
+		return time.LoadLocationFromTZData(name, data) // which keeps no reference to data
 	}
 	return nil, err
 }
 
-// Embedded returns the zone file of name in the embedded database, if it has one.
+// Embedded returns the zone file of name in the embedded database, if it has one: a
+// copy, that the caller may modify.
 func Embedded(name string) ([]byte, bool) {
-	db, err := embedded()
-	if err != nil {
-		panic(fmt.Sprintf("tzdata: the embedded database does not decompress: %v", err)) // go:embed'ed bytes
-	}
-	f, err := db.Open(name)
-	if err != nil {
+	data, ok := embedded.zone(name)
+	if !ok {
 		return nil, false
 	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	return data, err == nil
+	return bytes.Clone(data), true
 }
