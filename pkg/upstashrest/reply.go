@@ -40,7 +40,7 @@ func (k Kind) String() string {
 // The accessors are checked: each returns an error, never panics, when the reply
 // holds another kind of value, so that a script returning something unexpected is
 // a backend failure and not a crash. Integers are exact over the whole int64
-// range (the JSON is decoded with UseNumber).
+// range (their digits are parsed with strconv.ParseInt, never through a float64).
 type Reply struct {
 	kind Kind
 	n    int64

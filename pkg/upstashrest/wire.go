@@ -93,6 +93,9 @@ func newTransport(u *url.URL) *transport {
 	return t
 }
 
+// pastDeadline is a read deadline already past: see alive.
+var pastDeadline = time.Unix(1, 0)
+
 // postRequest is what http.ReadResponse is told it answers: a POST (it reads only the
 // method).
 var postRequest = &http.Request{Method: http.MethodPost}
@@ -116,9 +119,9 @@ func (t *transport) roundTrip(ctx context.Context, req []byte, rb *buffer, max i
 		if err != nil {
 			return 0, "", false, err
 		}
-		status, tok, err = pc.roundTrip(ctx, req, rb, max)
-		_, nothing := err.(nothingWritten) // returned as is, never wrapped
-		if nothing && pc.reused && !fresh {
+		var nothing bool
+		status, tok, nothing, err = pc.roundTrip(ctx, req, rb, max)
+		if nothing && pc.reused && !fresh && ctx.Err() == nil {
 			continue
 		}
 		return status, tok, !nothing, err
@@ -134,7 +137,7 @@ func (t *transport) conn(ctx context.Context, fresh bool) (*pconn, error) {
 		if pc == nil {
 			break
 		}
-		if pc.tcp.SetDeadline(deadline) == nil && pc.alive() {
+		if pc.alive() && pc.tcp.SetDeadline(deadline) == nil {
 			return pc, nil
 		}
 		pc.close()
@@ -180,22 +183,26 @@ func (t *transport) takeIdle() *pconn {
 func (t *transport) put(pc *pconn) {
 	now := t.now()
 	pc.idleAt, pc.reused = now, true
+	var stale [maxIdleConns]*pconn // closed once the lock is released: a TLS close writes
 	t.mu.Lock()
-	stale := 0
-	for stale < len(t.idle) && now.Sub(t.idle[stale].idleAt) >= idleTimeout {
-		t.idle[stale].close()
-		stale++
+	n := 0
+	for n < len(t.idle) && now.Sub(t.idle[n].idleAt) >= idleTimeout {
+		stale[n] = t.idle[n]
+		n++
 	}
-	if stale > 0 {
-		n := copy(t.idle, t.idle[stale:])
-		clear(t.idle[n:])
-		t.idle = t.idle[:n]
+	if n > 0 {
+		kept := copy(t.idle, t.idle[n:])
+		clear(t.idle[kept:])
+		t.idle = t.idle[:kept]
 	}
 	full := len(t.idle) >= maxIdleConns
 	if !full {
 		t.idle = append(t.idle, pc)
 	}
 	t.mu.Unlock()
+	for _, s := range stale[:n] {
+		s.close()
+	}
 	if full {
 		pc.close()
 	}
@@ -252,8 +259,9 @@ func (e nothingWritten) Unwrap() error { return e.err }
 // roundTrip sends req on pc and reads the answer. The connection goes back to the pool
 // when the exchange ends cleanly, with the whole body read and no Connection: close;
 // otherwise it is closed. When ctx ends first, the connection is closed, which stops
-// the exchange, and the error is ctx's.
-func (pc *pconn) roundTrip(ctx context.Context, req []byte, rb *buffer, max int64) (int, string, error) {
+// the exchange, and the error is ctx's. nothing reports a write that failed before a
+// byte of req left, whatever the error says.
+func (pc *pconn) roundTrip(ctx context.Context, req []byte, rb *buffer, max int64) (status int, tok string, nothing bool, err error) {
 	var stop func() bool
 	if ctx.Done() != nil {
 		stop = context.AfterFunc(ctx, pc.abortFn)
@@ -264,14 +272,15 @@ func (pc *pconn) roundTrip(ctx context.Context, req []byte, rb *buffer, max int6
 	}
 	if err != nil {
 		pc.close()
-		return 0, "", contextError(ctx, err)
+		_, nothing = err.(nothingWritten)
+		return 0, "", nothing, contextError(ctx, err)
 	}
 	if keep {
 		pc.t.put(pc)
 	} else {
 		pc.close()
 	}
-	return status, tok, nil
+	return status, tok, false, nil
 }
 
 // exchange writes req and reads the answer; keep reports whether the connection may
@@ -311,19 +320,32 @@ func contextError(ctx context.Context, err error) error {
 // alive reports whether an idle connection may carry a request: nothing has arrived
 // on it since its last answer. A server that closed it while it was idle has sent its
 // FIN (or, over TLS, a close_notify alert first), which a non-blocking peek at the
-// socket sees; anything else arriving unasked is no better. Where the socket cannot be
-// peeked at (see peek), it is taken as alive.
+// socket sees; anything else arriving unasked is no better. Over TLS, crypto/tls may
+// already hold such a record, read from the socket with the last answer: a read with
+// a deadline already past hands over what it holds and touches the socket no more (a
+// timed-out read leaves a tls.Conn usable). Where the socket cannot be peeked at (see
+// peek), it is taken as alive. The caller sets the request's deadline afterwards.
 func (pc *pconn) alive() bool {
 	if pc.br.Buffered() > 0 {
 		return false
 	}
-	if pc.raw == nil || !canPeek {
-		return true
+	if pc.raw != nil && canPeek {
+		if err := pc.raw.Read(pc.peekFn); err != nil {
+			return false
+		}
+		if pc.peekErr != syscall.EAGAIN && pc.peekErr != syscall.EWOULDBLOCK {
+			return false
+		}
 	}
-	if err := pc.raw.Read(pc.peekFn); err != nil {
-		return false
+	if pc.nc != pc.tcp { // after the peek, which the past deadline would stop
+		if pc.nc.SetReadDeadline(pastDeadline) != nil {
+			return false
+		}
+		if _, err := pc.br.Peek(1); !errors.Is(err, os.ErrDeadlineExceeded) {
+			return false // a record (close_notify, or bytes unasked), or a dead session
+		}
 	}
-	return pc.peekErr == syscall.EAGAIN || pc.peekErr == syscall.EWOULDBLOCK
+	return true
 }
 
 // abort closes the TCP connection under a request whose context ended.

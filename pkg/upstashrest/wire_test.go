@@ -233,9 +233,15 @@ func TestIdleTimeout(t *testing.T) {
 type failingConn struct {
 	net.Conn
 	written int
+	onWrite func() // if set, called before the write fails
 }
 
-func (f *failingConn) Write(p []byte) (int, error) { return f.written, errors.New("broken pipe") }
+func (f *failingConn) Write(p []byte) (int, error) {
+	if f.onWrite != nil {
+		f.onWrite()
+	}
+	return f.written, errors.New("broken pipe")
+}
 func (f *failingConn) Close() error                { return nil }
 func (f *failingConn) Read([]byte) (int, error)    { return 0, io.EOF }
 func (f *failingConn) SetDeadline(time.Time) error { return nil }
@@ -262,6 +268,26 @@ func TestOnlyAnUnwrittenRequestGoesAgain(t *testing.T) {
 			t.Errorf("%d bytes written: err %v, %d requests at the server (the client counted %d), want %d (and 1)",
 				written, err, r, c.Requests(), wantAtServer)
 		}
+	}
+}
+
+// A write that fails with nothing written while the call's context ends: the error is
+// the context's, the request is not counted as sent, and it does not go again.
+func TestAnUnwrittenRequestWhoseContextEndedIsNotCounted(t *testing.T) {
+	s := newWireServer(t, false, okReply)
+	c := wireClient(t, s.URL, nil)
+	ctx, cancel := context.WithCancel(wireCtx(t))
+	fc := &failingConn{onWrite: cancel}
+	pc := &pconn{t: c.lean, tcp: fc, nc: fc, reused: true}
+	pc.head.c = fc
+	pc.br = bufio.NewReader(&pc.head)
+	pc.abortFn = pc.abort
+	c.lean.idle = []*pconn{pc}
+	c.lean.now = func() time.Time { return pc.idleAt }
+	_, err := c.Do(ctx, "INCR", "k")
+	if !errors.Is(err, context.Canceled) || c.Requests() != 0 || s.requests.Load() != 0 {
+		t.Errorf("err %v, the client counted %d requests, the server %d; want context.Canceled, 0 and 0",
+			err, c.Requests(), s.requests.Load())
 	}
 }
 
@@ -332,5 +358,84 @@ func TestAProxyInTheEnvironmentIsUsed(t *testing.T) {
 	ping(t, c)
 	if target != "http://upstash.invalid" && target != "http://upstash.invalid/" {
 		t.Errorf("the proxy was asked for %q", target)
+	}
+}
+
+// heldConn is a server's TCP connection whose writes can be held back and sent as one.
+type heldConn struct {
+	net.Conn
+	hold bool
+	buf  []byte
+}
+
+func (h *heldConn) Write(p []byte) (int, error) {
+	if h.hold {
+		h.buf = append(h.buf, p...)
+		return len(p), nil
+	}
+	return h.Conn.Write(p)
+}
+
+// flush sends what was held, clearing the write deadline that tls.Conn.CloseWrite
+// leaves behind (it sets it to the moment of its alert).
+func (h *heldConn) flush() error {
+	h.hold = false
+	if err := h.Conn.SetWriteDeadline(time.Time{}); err != nil {
+		return err
+	}
+	_, err := h.Conn.Write(h.buf)
+	return err
+}
+
+// A TLS server that answers and then ends its session with close_notify, both records
+// in one TCP segment, so that crypto/tls reads the alert from the socket with the
+// answer and holds it: the socket shows nothing, yet the connection is done for. The
+// next request goes on a new connection and succeeds.
+func TestTLSConnectionEndedWithTheAnswerIsNotUsed(t *testing.T) {
+	srv := httptest.NewUnstartedServer(nil)
+	srv.StartTLS()
+	cert, roots := srv.TLS.Certificates[0], srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	srv.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var conns atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			go serveThenCloseNotify(c, cert)
+		}
+	}()
+	c := wireClient(t, "https://"+ln.Addr().String(), nil)
+	c.lean.tls.RootCAs = roots
+	ping(t, c)
+	ping(t, c)
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections for 2 requests, want 2 (the first one ended)", n)
+	}
+}
+
+// serveThenCloseNotify answers one request on c, the answer and a close_notify alert in
+// one write, then keeps the TCP connection open until the client closes it.
+func serveThenCloseNotify(c net.Conn, cert tls.Certificate) {
+	defer c.Close()
+	hc := &heldConn{Conn: c}
+	tc := tls.Server(hc, &tls.Config{Certificates: []tls.Certificate{cert}})
+	req, err := http.ReadRequest(bufio.NewReader(tc))
+	if err != nil {
+		return
+	}
+	io.Copy(io.Discard, req.Body)
+	hc.hold = true
+	io.WriteString(tc, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"result\":1}")
+	tc.CloseWrite()
+	if hc.flush() == nil {
+		io.Copy(io.Discard, c) // until the client closes
 	}
 }
