@@ -246,19 +246,24 @@ func (f *failingConn) Close() error                { return nil }
 func (f *failingConn) Read([]byte) (int, error)    { return 0, io.EOF }
 func (f *failingConn) SetDeadline(time.Time) error { return nil }
 
+// idleFailing makes fc the one idle connection of c's pool, as if it had carried a
+// request before.
+func idleFailing(c *Client, fc *failingConn) {
+	pc := &pconn{t: c.lean, tcp: fc, nc: fc, reused: true}
+	pc.head.c = fc
+	pc.br = bufio.NewReader(&pc.head)
+	pc.abortFn = pc.abort
+	c.lean.idle = []*pconn{pc}
+	c.lean.now = func() time.Time { return pc.idleAt }
+}
+
 // A reused connection whose write fails with nothing written: the request goes again,
 // once, on a new connection. With part of it written, it is an error and goes no more.
 func TestOnlyAnUnwrittenRequestGoesAgain(t *testing.T) {
 	for _, written := range []int{0, 10} {
 		s := newWireServer(t, false, okReply)
 		c := wireClient(t, s.URL, nil)
-		fc := &failingConn{written: written}
-		pc := &pconn{t: c.lean, tcp: fc, nc: fc, reused: true}
-		pc.head.c = fc
-		pc.br = bufio.NewReader(&pc.head)
-		pc.abortFn = pc.abort
-		c.lean.idle = []*pconn{pc}
-		c.lean.now = func() time.Time { return pc.idleAt }
+		idleFailing(c, &failingConn{written: written})
 		_, err := c.Do(wireCtx(t), "INCR", "k")
 		var wantAtServer int64 // the fake connection delivers nothing
 		if written == 0 {
@@ -277,13 +282,7 @@ func TestAnUnwrittenRequestWhoseContextEndedIsNotCounted(t *testing.T) {
 	s := newWireServer(t, false, okReply)
 	c := wireClient(t, s.URL, nil)
 	ctx, cancel := context.WithCancel(wireCtx(t))
-	fc := &failingConn{onWrite: cancel}
-	pc := &pconn{t: c.lean, tcp: fc, nc: fc, reused: true}
-	pc.head.c = fc
-	pc.br = bufio.NewReader(&pc.head)
-	pc.abortFn = pc.abort
-	c.lean.idle = []*pconn{pc}
-	c.lean.now = func() time.Time { return pc.idleAt }
+	idleFailing(c, &failingConn{onWrite: cancel})
 	_, err := c.Do(ctx, "INCR", "k")
 	if !errors.Is(err, context.Canceled) || c.Requests() != 0 || s.requests.Load() != 0 {
 		t.Errorf("err %v, the client counted %d requests, the server %d; want context.Canceled, 0 and 0",
