@@ -222,6 +222,13 @@ func TestErrorReplies(t *testing.T) {
 					t.Errorf("err = %#v, want a WRONGTYPE upstashrest.CommandError for GET", err)
 				}
 			}},
+		{"429", reply(429, "Too Many Requests"), func(t *testing.T, err error) {
+			var se *upstashrest.StatusError
+			if !errors.As(err, &se) || se.StatusCode != 429 || se.Command != "GET" ||
+				err.Error() != "upstash: GET: HTTP 429: Too Many Requests" {
+				t.Errorf("err = %q (%#v), want a upstashrest.StatusError 429 naming GET", err, err)
+			}
+		}},
 		{"HTML 500 page", reply(500, htmlPage), func(t *testing.T, err error) {
 			var se *upstashrest.StatusError
 			if !errors.As(err, &se) || se.StatusCode != 500 || !strings.Contains(se.Snippet, "Oops") ||

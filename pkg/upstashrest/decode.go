@@ -23,7 +23,7 @@ func decodeReply(status int, body []byte, name string) (Reply, error) {
 			return Reply{}, err
 		}
 	}
-	return Reply{}, &StatusError{StatusCode: status, Snippet: snippet(body)}
+	return Reply{}, &StatusError{Command: name, StatusCode: status, Snippet: snippet(body)}
 }
 
 // decodeBatch maps the HTTP status and body of a /pipeline or /multi-exec request of

@@ -189,13 +189,18 @@ func IsNoScript(err error) bool {
 // StatusError reports an HTTP status other than 200, 400 and 401, such as a 500
 // or a proxy's HTML error page, with a short, printable snippet of the body.
 type StatusError struct {
+	Command    string // the command's name ("EVALSHA"), or "pipeline" or "multi-exec"
 	StatusCode int
 	Snippet    string
 }
 
-// Error gives the status and a snippet of the body.
+// Error gives the command, the status and a snippet of the body:
+// "upstash: EVALSHA: HTTP 429: ...".
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("upstash: HTTP %d: %s", e.StatusCode, e.Snippet)
+	if e.Command == "" {
+		return fmt.Sprintf("upstash: HTTP %d: %s", e.StatusCode, e.Snippet)
+	}
+	return fmt.Sprintf("upstash: %s: HTTP %d: %s", e.Command, e.StatusCode, e.Snippet)
 }
 
 // snippetLen bounds the body text quoted in errors.
