@@ -324,7 +324,7 @@ func contextError(ctx context.Context, err error) error {
 // already hold such a record, read from the socket with the last answer: a read with
 // a deadline already past hands over what it holds and touches the socket no more (a
 // timed-out read leaves a tls.Conn usable). Where the socket cannot be peeked at (see
-// peek), it is taken as alive. The caller sets the request's deadline afterwards.
+// peek), it is taken as alive.
 func (pc *pconn) alive() bool {
 	if pc.br.Buffered() > 0 {
 		return false
@@ -344,6 +344,7 @@ func (pc *pconn) alive() bool {
 		if _, err := pc.br.Peek(1); !errors.Is(err, os.ErrDeadlineExceeded) {
 			return false // a record (close_notify, or bytes unasked), or a dead session
 		}
+		return pc.nc.SetReadDeadline(time.Time{}) == nil
 	}
 	return true
 }

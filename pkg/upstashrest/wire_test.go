@@ -24,7 +24,19 @@ type wireServer struct {
 	conns, requests atomic.Int64
 }
 
-func newWireServer(t *testing.T, useTLS bool, handle http.HandlerFunc) *wireServer {
+func newWireServer(t testing.TB, useTLS bool, handle http.HandlerFunc) *wireServer {
+	t.Helper()
+	s := newUnstartedWireServer(t, handle)
+	if useTLS {
+		s.StartTLS()
+	} else {
+		s.Start()
+	}
+	return s
+}
+
+// newUnstartedWireServer is newWireServer, not yet started (its TLS to set).
+func newUnstartedWireServer(t testing.TB, handle http.HandlerFunc) *wireServer {
 	t.Helper()
 	s := &wireServer{}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -35,11 +47,6 @@ func newWireServer(t *testing.T, useTLS bool, handle http.HandlerFunc) *wireServ
 		if st == http.StateNew {
 			s.conns.Add(1)
 		}
-	}
-	if useTLS {
-		s.StartTLS()
-	} else {
-		s.Start()
 	}
 	t.Cleanup(s.Close)
 	return s
@@ -360,81 +367,38 @@ func TestAProxyInTheEnvironmentIsUsed(t *testing.T) {
 	}
 }
 
-// heldConn is a server's TCP connection whose writes can be held back and sent as one.
-type heldConn struct {
+// blockingCloseConn is a connection whose Close, as tls.Conn's may while it writes
+// close_notify, waits: it says it started on closing and returns once release is closed.
+type blockingCloseConn struct {
 	net.Conn
-	hold bool
-	buf  []byte
+	closing chan struct{}
+	release chan struct{}
 }
 
-func (h *heldConn) Write(p []byte) (int, error) {
-	if h.hold {
-		h.buf = append(h.buf, p...)
-		return len(p), nil
-	}
-	return h.Conn.Write(p)
+func (b *blockingCloseConn) Close() error {
+	close(b.closing)
+	<-b.release
+	return nil
 }
 
-// flush sends what was held, clearing the write deadline that tls.Conn.CloseWrite
-// leaves behind (it sets it to the moment of its alert).
-func (h *heldConn) flush() error {
-	h.hold = false
-	if err := h.Conn.SetWriteDeadline(time.Time{}); err != nil {
-		return err
+// put closes the stale idle connections it finds after letting go of the pool's lock:
+// a Close that blocks stalls no other caller.
+func TestPutClosesStaleConnectionsUnlocked(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	tr := newTransport(&url.URL{Scheme: "http", Host: "upstash.invalid"})
+	tr.now = func() time.Time { return now }
+	bc := &blockingCloseConn{closing: make(chan struct{}), release: make(chan struct{})}
+	defer close(bc.release)
+	tr.idle = []*pconn{{t: tr, tcp: bc, nc: bc, idleAt: now.Add(-idleTimeout)}}
+	fresh := &pconn{t: tr}
+	go tr.put(fresh)
+	<-bc.closing
+	if !tr.mu.TryLock() {
+		t.Fatal("put holds the pool's lock while it closes a stale connection")
 	}
-	_, err := h.Conn.Write(h.buf)
-	return err
-}
-
-// A TLS server that answers and then ends its session with close_notify, both records
-// in one TCP segment, so that crypto/tls reads the alert from the socket with the
-// answer and holds it: the socket shows nothing, yet the connection is done for. The
-// next request goes on a new connection and succeeds.
-func TestTLSConnectionEndedWithTheAnswerIsNotUsed(t *testing.T) {
-	srv := httptest.NewUnstartedServer(nil)
-	srv.StartTLS()
-	cert, roots := srv.TLS.Certificates[0], srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	srv.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	var conns atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			go serveThenCloseNotify(c, cert)
-		}
-	}()
-	c := wireClient(t, "https://"+ln.Addr().String(), nil)
-	c.lean.tls.RootCAs = roots
-	ping(t, c)
-	ping(t, c)
-	if n := conns.Load(); n != 2 {
-		t.Errorf("%d connections for 2 requests, want 2 (the first one ended)", n)
-	}
-}
-
-// serveThenCloseNotify answers one request on c, the answer and a close_notify alert in
-// one write, then keeps the TCP connection open until the client closes it.
-func serveThenCloseNotify(c net.Conn, cert tls.Certificate) {
-	defer c.Close()
-	hc := &heldConn{Conn: c}
-	tc := tls.Server(hc, &tls.Config{Certificates: []tls.Certificate{cert}})
-	req, err := http.ReadRequest(bufio.NewReader(tc))
-	if err != nil {
-		return
-	}
-	io.Copy(io.Discard, req.Body)
-	hc.hold = true
-	io.WriteString(tc, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"result\":1}")
-	tc.CloseWrite()
-	if hc.flush() == nil {
-		io.Copy(io.Discard, c) // until the client closes
+	idle := tr.idle
+	tr.mu.Unlock()
+	if len(idle) != 1 || idle[0] != fresh {
+		t.Errorf("idle = %v, want only the connection put", idle)
 	}
 }
