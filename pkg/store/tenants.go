@@ -136,6 +136,16 @@ func FinishLookup(rec apikey.Record, hash string) (apikey.Record, error) {
 	return rec, nil
 }
 
+// DecodeLookup reads the record a lookup by hash found stored as JSON, and checks it
+// as FinishLookup does.
+func DecodeLookup(doc, hash string) (apikey.Record, error) {
+	rec, err := DecodeRecord(doc)
+	if err != nil {
+		return apikey.Record{}, err
+	}
+	return FinishLookup(rec, hash)
+}
+
 // SortKeys sorts records as ListKeys returns them: by creation, then key id.
 func SortKeys(recs []apikey.Record) {
 	slices.SortFunc(recs, func(a, b apikey.Record) int {

@@ -92,11 +92,7 @@ func (s *Tenants) LookupKey(ctx context.Context, hash string) (apikey.Record, er
 	if !ok {
 		return apikey.Record{}, store.ErrNotFound
 	}
-	rec, err := store.DecodeRecord(doc.Value)
-	if err != nil {
-		return apikey.Record{}, err
-	}
-	return store.FinishLookup(rec, hash)
+	return store.DecodeLookup(doc.Value, hash)
 }
 
 // ListKeys reads the tenant item's keys map.

@@ -87,7 +87,7 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 		}
 	}
 	for i, c := range cs {
-		entries[i] = s.shards[idx[i]].entry(c.Key, c.Set)
+		entries[i] = s.shards[idx[i]].entry(c.Key, c.Set, now, false)
 		sets[i], states[i] = c.Set, entries[i].states
 	}
 	_, err := limiter.DecideAll(sets[:len(cs)], states[:len(cs)], now, cost, outs)
@@ -103,16 +103,8 @@ func (s *Counters) DecideOne(ctx context.Context, key string, set *limiter.Set, 
 	sh := s.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.keys[key] // one lookup, not sh.entry's: this is the hot path
-	if e == nil {
-		sh.sweep(now) // before the entry is made: a sweep may delete an idle entry
-		e = &entry{set: set, states: set.NewStates()}
-		sh.keys[key] = e
-	} else if e.set != set {
-		e.adopt(set)
-	}
 	// One rule set: Set.Decide answers as limiter.DecideAll would.
-	return set.Decide(e.states, now, cost)
+	return set.Decide(sh.entry(key, set, now, true).states, now, cost)
 }
 
 // lock locks the shards of cs's keys in ascending order, each once, writing each
@@ -139,10 +131,15 @@ func (s *Counters) unlock(order []int) {
 }
 
 // entry returns key's entry, created for set when new and moved to set when it was
-// decided with another; the shard's lock is held.
-func (sh *shard) entry(key string, set *limiter.Set) *entry {
+// decided with another; the shard's lock is held. With sweep, a new entry's shard is
+// swept at now first (a sweep may delete an idle entry, one just made included: a
+// decision over several counters sweeps their shards before making any).
+func (sh *shard) entry(key string, set *limiter.Set, now int64, sweep bool) *entry {
 	e := sh.keys[key]
 	if e == nil {
+		if sweep {
+			sh.sweep(now)
+		}
 		e = &entry{set: set, states: set.NewStates()}
 		sh.keys[key] = e
 	} else if e.set != set {

@@ -80,11 +80,7 @@ func (s *Tenants) LookupKey(ctx context.Context, hash string) (apikey.Record, er
 	if !ok {
 		return apikey.Record{}, store.ErrNotFound
 	}
-	rec, err := store.DecodeRecord(doc)
-	if err != nil {
-		return apikey.Record{}, err
-	}
-	return store.FinishLookup(rec, hash)
+	return store.DecodeLookup(doc, hash)
 }
 
 // ListKeys reads the tenant's hash of keys.

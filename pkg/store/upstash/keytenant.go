@@ -52,11 +52,8 @@ func (s *Tenants) LookupKeyTenant(ctx context.Context, hash string) (apikey.Reco
 	if len(got) == 0 || got[0] == "" {
 		return apikey.Record{}, tenant.Tenant{}, store.ErrNotFound
 	}
-	rec, err := store.DecodeRecord(got[0])
+	rec, err := store.DecodeLookup(got[0], hash)
 	if err != nil {
-		return apikey.Record{}, tenant.Tenant{}, err
-	}
-	if rec, err = store.FinishLookup(rec, hash); err != nil {
 		return apikey.Record{}, tenant.Tenant{}, err
 	}
 	if len(got) != 4 || got[1] != rec.TenantID {
