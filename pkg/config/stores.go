@@ -12,8 +12,6 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
 	"github.com/edgelimit/edgelimit/pkg/store/memory"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // Stores are the stores a Config names.
@@ -74,38 +72,6 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 func (c Config) hotConfig() hotcounter.Config {
 	return hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime,
 		Retryable: func(err error) bool { return errors.Is(err, dynamodb.ErrContention) }}
-}
-
-func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
-	client, err := c.dynamoDBClient(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	st := &Stores{Counters: dynamodb.NewCounters(client, c.CountersTable, dynamodb.CountersConfig{}), warmUp: dynamoWarmUp(client)}
-	if c.TenantsTable != "" {
-		st.Tenants = dynamodb.NewTenants(client, c.TenantsTable)
-	}
-	return st, nil
-}
-
-func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error) {
-	token := c.UpstashToken
-	if token == "" {
-		var err error
-		if token, err = c.readSecret(ctx, opts, EnvUpstashSecretARN, c.UpstashSecretARN); err != nil {
-			return nil, err
-		}
-	}
-	client, err := upstashrest.NewClient(upstashrest.Config{URL: c.UpstashURL, Token: token,
-		HTTPClient: opts.HTTPClient, KeyLocking: c.UpstashLocking, Pipelining: c.UpstashPipelining})
-	if err != nil {
-		return nil, fmt.Errorf("config: %s: %w", EnvUpstashURL, err)
-	}
-	return &Stores{
-		Tenants:  upstash.NewTenants(client, upstash.TenantsConfig{Prefix: c.UpstashPrefix}),
-		Counters: upstash.NewCounters(client, upstash.CountersConfig{}),
-		warmUp:   upstashWarmUp(client),
-	}, nil
 }
 
 // GateConfig returns the gate configuration of c over st, with the system clock.

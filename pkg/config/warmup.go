@@ -3,14 +3,7 @@ package config
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // warmUpTimeout bounds WarmUp: a store that is down delays a cold start by this much
@@ -41,34 +34,4 @@ func (s *Stores) WarmUp(ctx context.Context) error {
 		return fmt.Errorf("config: warming up the store's connection: %w", err)
 	}
 	return nil
-}
-
-// dynamoWarmUp returns the warm-up of client: a GET of its endpoint's root.
-func dynamoWarmUp(client *dynamodb.Client) func(context.Context) error {
-	return func(ctx context.Context) error {
-		o := client.Options()
-		ep, err := o.EndpointResolverV2.ResolveEndpoint(ctx, dynamodb.EndpointParameters{
-			Region: aws.String(o.Region), Endpoint: o.BaseEndpoint})
-		if err != nil {
-			return err
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, ep.URI.String(), nil)
-		if err != nil {
-			return err
-		}
-		resp, err := o.HTTPClient.Do(req)
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16)) // read it all: the connection is kept
-		return resp.Body.Close()
-	}
-}
-
-// upstashWarmUp returns the warm-up of client: a PING.
-func upstashWarmUp(client *upstashrest.Client) func(context.Context) error {
-	return func(ctx context.Context) error {
-		_, err := client.Do(ctx, "PING")
-		return err
-	}
 }
