@@ -66,19 +66,30 @@ dev-redis:
 # LAMBDA_GOARCH=amd64` builds for amd64, to run under an x86_64 emulator.
 
 LAMBDA_GOARCH := arm64
-LAMBDA_FUNCTIONS := AuthorizerFunction AdminFunction
+LAMBDA_FUNCTIONS := AuthorizerFunction AuthorizerUpstashFunction AuthorizerRedisFunction AdminFunction
 
-# $(call lambda-bootstrap,package): a static, stripped linux/$(LAMBDA_GOARCH) bootstrap,
-# without the RPC mode that only the go1.x runtime used.
+comma := ,
+
+# $(call lambda-bootstrap,package[,tags]): a static, stripped linux/$(LAMBDA_GOARCH)
+# bootstrap, without the RPC mode that only the go1.x runtime used. The tags
+# edgelimit.dynamodb, edgelimit.upstash and edgelimit.redis build it with that backend
+# (and the memory one) alone; without them it has every backend (pkg/config).
 define lambda-bootstrap
 	@test -n "$(ARTIFACTS_DIR)" || { echo "ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 2; }
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) go build -tags lambda.norpc -ldflags "-s -w" -trimpath -o "$(ARTIFACTS_DIR)/bootstrap" $(1)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) go build -tags lambda.norpc$(if $(2),$(comma)$(2)) -ldflags "-s -w" -trimpath -o "$(ARTIFACTS_DIR)/bootstrap" $(1)
 endef
 
 .PHONY: build $(addprefix build-,$(LAMBDA_FUNCTIONS))
 
+# The authorizer of each Backend (template.yaml creates the one of its Backend).
 build-AuthorizerFunction:
-	$(call lambda-bootstrap,./functions/authorizer)
+	$(call lambda-bootstrap,./functions/authorizer,edgelimit.dynamodb)
+
+build-AuthorizerUpstashFunction:
+	$(call lambda-bootstrap,./functions/authorizer,edgelimit.upstash)
+
+build-AuthorizerRedisFunction:
+	$(call lambda-bootstrap,./functions/authorizer,edgelimit.redis)
 
 build-AdminFunction:
 	$(call lambda-bootstrap,./functions/admin)

@@ -55,20 +55,22 @@ func seed(tb testing.TB, s store.Tenants) {
 	}
 }
 
-// The environment of each backend, its tenant store seeded with the events' tenants.
+// The environment of each backend, its tenant store seeded with the events' tenants,
+// and the tag of the authorizer build the template deploys for it (memory: none, every
+// backend, as `go build` and `edgelimit dev` have it).
 var backends = []struct {
-	name string
-	env  func(t *testing.T) map[string]string
+	name, tag string
+	env       func(t *testing.T) map[string]string
 }{
-	{"memory", func(t *testing.T) map[string]string {
+	{"memory", "", func(t *testing.T) map[string]string {
 		abs, err := filepath.Abs(filepath.Join(eventsDir, "tenants.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return map[string]string{"EDGELIMIT_BACKEND": "memory", "EDGELIMIT_TENANTS_FILE": abs}
 	}},
-	{"dynamodb", dynamoDBEnv},
-	{"upstash", upstashEnv},
+	{"dynamodb", "edgelimit.dynamodb", dynamoDBEnv},
+	{"upstash", "edgelimit.upstash", upstashEnv},
 }
 
 func dynamoDBEnv(t *testing.T) map[string]string {
@@ -130,9 +132,9 @@ func (f *function) call(tb testing.TB, payload []byte) reply {
 // answers, demo's key is allowed until its burst of 5 is spent, then denied with
 // retryAfter, and allowed again once the retry time has passed (polling, at most 5 s).
 func TestEndToEnd(t *testing.T) {
-	bootstrap := build(t, ".", "authorizer")
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			bootstrap := build(t, ".", b.tag)
 			env := b.env(t)
 			env["EDGELIMIT_ANONYMOUS_TENANT"] = "public"
 			env["EDGELIMIT_LATENCY_BUDGET"] = "2s" // a loaded machine must not fail closed here
@@ -190,13 +192,12 @@ func checkAllowDenyAllow(t *testing.T, fn *function, payload []byte) {
 // The two keys of tenant org share its daily quota of 5, end to end on every backend:
 // whichever key spends it, the 6th request of the day is denied by "daily" for both.
 func TestKeysShareTheTenantQuota(t *testing.T) {
-	bootstrap := build(t, ".", "authorizer")
 	keys := []string{"elk_l4n4y5ih_yQoBhxNrx0rEmIlEr_YewI-NDLl2oys9EEIWz-C2_6M", "elk_px5ywdqf_l_c_QWM7nuLy2lSa1veHjYynBQ1ryFcTzbHla7CxJZc"}
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			env := b.env(t)
 			env["EDGELIMIT_LATENCY_BUDGET"] = "2s"
-			fn := startFunction(t, bootstrap, env)
+			fn := startFunction(t, build(t, ".", b.tag), env)
 			event := func(key string) []byte {
 				var ev map[string]any
 				if err := json.Unmarshal(readEvent(t, "rest-valid-key"), &ev); err != nil {
@@ -231,7 +232,7 @@ func TestKeysShareTheTenantQuota(t *testing.T) {
 // logged, the function starts, and its first decision fails over by the fail mode
 // (closed: Deny, marked failClosed).
 func TestColdStartWithTheStoreDown(t *testing.T) {
-	bootstrap := build(t, ".", "authorizer")
+	bootstrap := build(t, ".", "edgelimit.upstash")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

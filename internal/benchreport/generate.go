@@ -89,9 +89,9 @@ func runSuite(root string, s suite, count int, log io.Writer) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// bootstrapSizes builds the authorizer as `make build-AuthorizerFunction` does
-// (linux/arm64, stripped) and the hello-world authorizer the same way, and returns
-// their sizes.
+// bootstrapSizes builds each backend's authorizer as its `make build-<LogicalId>`
+// target does (linux/arm64, stripped) and the hello-world authorizer the same way, and
+// returns their sizes.
 func bootstrapSizes(root string, log io.Writer) (sizes, error) {
 	dir, err := os.MkdirTemp("", "benchreport-")
 	if err != nil {
@@ -99,10 +99,19 @@ func bootstrapSizes(root string, log io.Writer) (sizes, error) {
 	}
 	defer os.RemoveAll(dir)
 	env := cleanEnv()
-	mk := exec.Command("make", "--no-print-directory", "build-AuthorizerFunction", "ARTIFACTS_DIR="+dir)
-	mk.Dir, mk.Env, mk.Stdout, mk.Stderr = root, env, log, log
-	if err := mk.Run(); err != nil {
-		return sizes{}, fmt.Errorf("benchreport: make build-AuthorizerFunction: %w", err)
+	out := sizes{authorizer: map[string]int64{}}
+	for _, b := range authorizerBuilds {
+		art := filepath.Join(dir, b.backend)
+		mk := exec.Command("make", "--no-print-directory", b.target, "ARTIFACTS_DIR="+art)
+		mk.Dir, mk.Env, mk.Stdout, mk.Stderr = root, env, log, log
+		if err := mk.Run(); err != nil {
+			return sizes{}, fmt.Errorf("benchreport: make %s: %w", b.target, err)
+		}
+		st, err := os.Stat(filepath.Join(art, "bootstrap"))
+		if err != nil {
+			return sizes{}, err
+		}
+		out.authorizer[b.backend] = st.Size()
 	}
 	hello := filepath.Join(dir, "hello")
 	gb := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", hello, "./pkg/authorizer/testdata/hello")
@@ -110,15 +119,12 @@ func bootstrapSizes(root string, log io.Writer) (sizes, error) {
 	if err := gb.Run(); err != nil {
 		return sizes{}, fmt.Errorf("benchreport: go build hello: %w", err)
 	}
-	a, err := os.Stat(filepath.Join(dir, "bootstrap"))
-	if err != nil {
-		return sizes{}, err
-	}
 	h, err := os.Stat(hello)
 	if err != nil {
 		return sizes{}, err
 	}
-	return sizes{authorizer: a.Size(), hello: h.Size()}, nil
+	out.hello = h.Size()
+	return out, nil
 }
 
 // cleanEnv is this process's environment less what would change a build.

@@ -39,7 +39,7 @@ func atMost(bound float64) func(float64) bool  { return func(v float64) bool { r
 func atLeast(bound float64) func(float64) bool { return func(v float64) bool { return v >= bound } }
 
 // headline is the report's first table.
-var headline = []row{
+var headline = append([]row{
 	ratioRow("limiter", "BenchmarkDecideLocked", "BenchmarkXTimeRateAllowN", nsPerOp,
 		"`Set.Decide`, one token bucket, behind a mutex", "x/time/rate `AllowN` (behind its own)", "", nil),
 	withGoal(metricRow("memory", "BenchmarkDecideOneKeyPaired", "allown-ratio", "edgelimit-us", "allown-us",
@@ -74,23 +74,36 @@ var headline = []row{
 		"authorizer warm invoke", "hello-world authorizer (aws-lambda-go decoding)", "", nil),
 	valueRow("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp, "authorizer warm invoke, time", "at most 20 us", atMost(20_000)),
 	valueRow("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp, "authorizer warm invoke, allocations", "at most 30", atMost(30)),
-	{what: "runtime init (median of the emulator's `INIT REPORT`)", peer: "hello-world authorizer, started in turn", goal: "at most 1.3x",
-		met: atMost(1.3), suite: "coldstart", benches: []string{"BenchmarkColdStart"}, figure: func(r *report) (float64, string, bool) {
-			run := r.runs["coldstart"]
-			v, ok := run.median("BenchmarkColdStart", "runtime-init-ratio")
-			a, _ := run.median("BenchmarkColdStart", "edgelimit-runtime-init-ms")
-			b, _ := run.median("BenchmarkColdStart", "hello-runtime-init-ms")
-			return v, fmt.Sprintf("%s (%s against %s)", times(v), millis(a), millis(b)), ok
-		}},
-	{what: "stripped linux/arm64 bootstrap", peer: "hello-world authorizer, built the same way", goal: "at most 1.5x",
-		met: atMost(1.5), figure: func(r *report) (float64, string, bool) {
-			s := r.sizes
-			if s.authorizer == 0 || s.hello == 0 {
-				return 0, "", false
-			}
-			v := float64(s.authorizer) / float64(s.hello)
-			return v, fmt.Sprintf("%s (%s against %s)", times(v), megabytes(s.authorizer), megabytes(s.hello)), true
-		}},
+}, coldStartRows()...)
+
+// coldStartRows are the cold start's rows: for each backend's authorizer build, its
+// runtime init and its bootstrap's size against the hello-world's.
+func coldStartRows() []row {
+	var rows []row
+	for _, b := range authorizerBuilds {
+		rows = append(rows, row{what: "runtime init, " + b.title + " build (median of the emulator's `INIT REPORT`)",
+			peer: "hello-world authorizer, started in turn", goal: "at most 1.3x", met: atMost(1.3),
+			suite: "coldstart", benches: []string{"BenchmarkColdStart"}, figure: func(r *report) (float64, string, bool) {
+				run := r.runs["coldstart"]
+				v, ok := run.median("BenchmarkColdStart", b.backend+"-runtime-init-ratio")
+				a, _ := run.median("BenchmarkColdStart", b.backend+"-runtime-init-ms")
+				h, _ := run.median("BenchmarkColdStart", "hello-runtime-init-ms")
+				return v, fmt.Sprintf("%s (%s against %s)", times(v), millis(a), millis(h)), ok
+			}})
+	}
+	for _, b := range authorizerBuilds {
+		rows = append(rows, row{what: "stripped linux/arm64 bootstrap, " + b.title + " build",
+			peer: "hello-world authorizer, built the same way", goal: "at most 1.5x", met: atMost(1.5),
+			figure: func(r *report) (float64, string, bool) {
+				a, h := r.sizes.authorizer[b.backend], r.sizes.hello
+				if a == 0 || h == 0 {
+					return 0, "", false
+				}
+				v := float64(a) / float64(h)
+				return v, fmt.Sprintf("%s (%s against %s)", times(v), megabytes(a), megabytes(h)), true
+			}})
+	}
+	return rows
 }
 
 // withGoal gives r a goal.

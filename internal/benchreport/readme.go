@@ -33,8 +33,11 @@ func (r *report) readmeBlock() string {
 		"peer in the same run, on a shared %d-core machine):\n\n", r.machine.cores)
 	fmt.Fprintf(&b, "- the authorizer's warm invoke takes %s and %s, %s the hello-world authorizer's time;\n",
 		get("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp), get("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp), ratio(indexOf("authorizer warm invoke")))
-	fmt.Fprintf(&b, "- its cold start: runtime init %s the hello-world's, and a linux/arm64 bootstrap %s its size;\n",
-		ratio(indexOf("runtime init")), ratio(indexOf("stripped linux/arm64 bootstrap")))
+	fmt.Fprintf(&b, "- its cold start, built for one backend as the template deploys it: runtime init %s (DynamoDB), %s "+
+		"(Upstash) and %s (Redis) the hello-world's, and linux/arm64 bootstraps %s, %s and %s its size;\n",
+		ratio(indexOf("runtime init, DynamoDB")), ratio(indexOf("runtime init, Upstash")), ratio(indexOf("runtime init, Redis")),
+		ratio(indexOf("stripped linux/arm64 bootstrap, DynamoDB")), ratio(indexOf("stripped linux/arm64 bootstrap, Upstash")),
+		ratio(indexOf("stripped linux/arm64 bootstrap, Redis")))
 	fmt.Fprintf(&b, "- the Upstash store decides %s at one caller (%s @upstash/ratelimit's on the same server) and %s at 16 "+
 		"with its pipelining on (%s);\n",
 		get("upstash", "BenchmarkStoreDecide/callers=1", perSecond), ratio(indexOf("Upstash store, 1 caller, decisions/s")),

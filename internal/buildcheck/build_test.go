@@ -13,10 +13,15 @@ import (
 	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
-// The template's functions, their Makefile targets' packages.
-var functions = []struct{ logicalID, pkg string }{
-	{"AuthorizerFunction", "github.com/edgelimit/edgelimit/functions/authorizer"},
-	{"AdminFunction", "github.com/edgelimit/edgelimit/functions/admin"},
+const authorizerPkg = "github.com/edgelimit/edgelimit/functions/authorizer"
+
+// The template's functions, their Makefile targets' packages and build tags: the
+// authorizer once per backend, with that backend alone.
+var functions = []struct{ logicalID, pkg, tags string }{
+	{"AuthorizerFunction", authorizerPkg, "lambda.norpc,edgelimit.dynamodb"},
+	{"AdminFunction", "github.com/edgelimit/edgelimit/functions/admin", "lambda.norpc"},
+	{"AuthorizerUpstashFunction", authorizerPkg, "lambda.norpc,edgelimit.upstash"},
+	{"AuthorizerRedisFunction", authorizerPkg, "lambda.norpc,edgelimit.redis"},
 }
 
 func TestBuildTargets(t *testing.T) {
@@ -38,6 +43,8 @@ func TestBuildTargets(t *testing.T) {
 		{"AuthorizerFunction LAMBDA_GOARCH=amd64", 0, "amd64", nil, elf.EM_X86_64, "amd64"},
 		// The environment does not choose the target: the template deploys linux/arm64.
 		{"AuthorizerFunction with GOARCH=amd64 GOOS=darwin exported", 0, "", []string{"GOARCH=amd64", "GOOS=darwin", "LAMBDA_GOARCH=amd64"}, elf.EM_AARCH64, "arm64"},
+		{"AuthorizerUpstashFunction default", 2, "", nil, elf.EM_AARCH64, "arm64"},
+		{"AuthorizerRedisFunction default", 3, "", nil, elf.EM_AARCH64, "arm64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +60,7 @@ func TestBuildTargets(t *testing.T) {
 			}
 			bootstrap := filepath.Join(dir, "bootstrap")
 			checkELF(t, bootstrap, tt.machine)
-			checkBuildInfo(t, bootstrap, fn.pkg, tt.wantArch)
+			checkBuildInfo(t, bootstrap, fn.pkg, fn.tags, tt.wantArch)
 			checkTZData(t, bootstrap)
 		})
 	}
@@ -111,7 +118,7 @@ func checkELF(t *testing.T, path string, machine elf.Machine) {
 }
 
 // checkBuildInfo: the flags the Makefile promises, as the binary records them.
-func checkBuildInfo(t *testing.T, path, pkg, goarch string) {
+func checkBuildInfo(t *testing.T, path, pkg, tags, goarch string) {
 	t.Helper()
 	bi, err := buildinfo.ReadFile(path)
 	if err != nil {
@@ -126,7 +133,7 @@ func checkBuildInfo(t *testing.T, path, pkg, goarch string) {
 	}
 	want := map[string]string{
 		"GOOS": "linux", "GOARCH": goarch, "CGO_ENABLED": "0",
-		"-tags": "lambda.norpc", "-trimpath": "true",
+		"-tags": tags, "-trimpath": "true",
 	}
 	for k, v := range want {
 		if settings[k] != v {

@@ -23,15 +23,18 @@ import (
 	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
-// functions are the template's functions, their packages, events and environment.
+// functions are the template's functions, their packages, build tags (the Makefile's),
+// events and environment.
 var functions = []struct {
-	name, pkg, events string
-	env               map[string]string
+	name, pkg string
+	tags      []string
+	events    string
+	env       map[string]string
 }{
-	{"AuthorizerFunction", "../../functions/authorizer", "../../events/authorizer", map[string]string{
+	{"AuthorizerFunction", "../../functions/authorizer", []string{"edgelimit.dynamodb"}, "../../events/authorizer", map[string]string{
 		"EDGELIMIT_BACKEND": "memory", "EDGELIMIT_TENANTS_FILE": "events/authorizer/tenants.json",
 		"EDGELIMIT_ANONYMOUS_TENANT": "public"}},
-	{"AdminFunction", "../../functions/admin", "../../events/admin", map[string]string{
+	{"AdminFunction", "../../functions/admin", nil, "../../events/admin", map[string]string{
 		"EDGELIMIT_BACKEND": "memory", "EDGELIMIT_TENANTS_FILE": "examples/tenants.json"}},
 }
 
@@ -42,7 +45,7 @@ func TestEventsUnderEmulator(t *testing.T) {
 	}
 	for _, fn := range functions {
 		t.Run(fn.name, func(t *testing.T) {
-			bootstrap := testenv.BuildBootstrap(t, fn.pkg)
+			bootstrap := testenv.BuildBootstrap(t, fn.pkg, fn.tags...)
 			events, _ := filepath.Glob(filepath.Join(fn.events, "*.expected.json"))
 			sort.Strings(events)
 			if len(events) == 0 {

@@ -25,8 +25,12 @@ func TestAuthorizerIsDefaultWithCachingOff(t *testing.T) {
 	if got := authorizer["FunctionPayloadType"]; got != "REQUEST" {
 		t.Errorf("%s.%s: FunctionPayloadType = %v, want REQUEST (a TOKEN authorizer sees no headers or source IP)", api.ID, name, got)
 	}
-	if res, attr, ok := getAttOf(authorizer["FunctionArn"]); !ok || res != authorizerFunction || attr != "Arn" {
-		t.Errorf("%s.%s: FunctionArn = %v, want !GetAtt %s.Arn", api.ID, name, authorizer["FunctionArn"], authorizerFunction)
+	for backend, fn := range authorizers {
+		st := stackFor(map[string]string{"Backend": backend})
+		got, err := st.Evaluate(tmpl, authorizer["FunctionArn"])
+		if want := st.ResourceARN(fn); err != nil || got != want {
+			t.Errorf("%s.%s: Backend %s: FunctionArn = %v (%v), want %s's", api.ID, name, backend, got, err, fn)
+		}
 	}
 	identity := asMap(authorizer["Identity"])
 	if ttl, ok := identity["ReauthorizeEvery"].(int); !ok || ttl != 0 {
@@ -35,11 +39,13 @@ func TestAuthorizerIsDefaultWithCachingOff(t *testing.T) {
 	if got := asStrings(identity["Headers"]); !slices.Equal(got, []string{apiKeyHeader}) {
 		t.Errorf("%s.%s: Identity.Headers = %v, want [%s]", api.ID, name, identity["Headers"], apiKeyHeader)
 	}
-	// And the authorizer reads the header that API Gateway requires.
-	header := dig(mustResource(t, tmpl, authorizerFunction, "AWS::Serverless::Function").Properties,
-		"Environment", "Variables", "EDGELIMIT_KEY_HEADER")
-	if header != nil && header != apiKeyHeader {
-		t.Errorf("EDGELIMIT_KEY_HEADER = %v, but the authorizer's identity source is %s", header, apiKeyHeader)
+	// And each authorizer reads the header that API Gateway requires.
+	for _, fn := range authorizers {
+		header := dig(mustResource(t, tmpl, fn, "AWS::Serverless::Function").Properties,
+			"Environment", "Variables", "EDGELIMIT_KEY_HEADER")
+		if header != nil && header != apiKeyHeader {
+			t.Errorf("%s: EDGELIMIT_KEY_HEADER = %v, but the authorizer's identity source is %s", fn, header, apiKeyHeader)
+		}
 	}
 	// Plain CloudFormation authorizers, if any, must not cache either.
 	for _, r := range resources(t, tmpl, "AWS::ApiGateway::Authorizer") {

@@ -24,6 +24,22 @@ const (
 	apiKeyHeader       = "x-api-key"
 )
 
+// authorizers are the authorizer function of each Backend, created under its condition
+// and built with that backend alone.
+var authorizers = map[string]string{
+	"dynamodb": authorizerFunction, "upstash": "AuthorizerUpstashFunction", "redis": "AuthorizerRedisFunction",
+}
+
+// backendOf returns the Backend whose authorizer is the function id, or "".
+func backendOf(id string) string {
+	for b, fn := range authorizers {
+		if fn == id {
+			return b
+		}
+	}
+	return ""
+}
+
 var (
 	loadOnce sync.Once
 	loaded   map[string]any

@@ -200,7 +200,8 @@ func TestDashboardChartsEmittedMetrics(t *testing.T) {
 				}
 				m.checkAll("widget "+strconv.Quote(w.Properties.Title), refs, charted)
 			}
-			want := []string{"AWS/Lambda Errors AuthorizerFunction", "AWS/Lambda Throttles AuthorizerFunction",
+			fn := authorizers[sc.params["Backend"]]
+			want := []string{"AWS/Lambda Errors " + fn, "AWS/Lambda Throttles " + fn,
 				e.namespace + " StoreLatency total p50", e.namespace + " StoreLatency total p99"}
 			for name := range e.units {
 				want = append(want, e.namespace+" "+name+" total", e.namespace+" "+name+" by TenantId")
@@ -294,8 +295,9 @@ func TestAlarmsReferToEmittedMetrics(t *testing.T) {
 				m.checkAll(id, refs, covered)
 				checkAlarm(t, m, id, props)
 			}
+			fn := authorizers[sc.params["Backend"]]
 			want := []string{e.namespace + " FailOpen total", e.namespace + " FailClosed total", e.namespace + " StoreLatency total p99",
-				"AWS/Lambda Errors AuthorizerFunction", "AWS/Lambda Throttles AuthorizerFunction"}
+				"AWS/Lambda Errors " + fn, "AWS/Lambda Throttles " + fn}
 			if sc.params["Backend"] == "dynamodb" {
 				want = append(want, "AWS/DynamoDB ThrottledRequests CountersTable", "AWS/DynamoDB ThrottledRequests TenantsTable")
 			}

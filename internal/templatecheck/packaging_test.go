@@ -34,23 +34,28 @@ func TestLogGroups(t *testing.T) {
 	if !slices.Contains(allowed, p["Default"]) {
 		t.Errorf("%s: the Default is not among AllowedValues", logRetentionParam)
 	}
-	groups := map[string]resource{}
 	for _, g := range resources(t, tmpl, "AWS::Logs::LogGroup") {
-		name, _, _ := intrinsic(g.Properties["LogGroupName"])
-		sub := asString(dig(g.Properties, "LogGroupName", "Fn::Sub"))
-		if m := regexp.MustCompile(`^/aws/lambda/\$\{(\w+)\}$`).FindStringSubmatch(sub); name == "Fn::Sub" && m != nil {
-			groups[m[1]] = g
-		}
-	}
-	for _, fn := range resources(t, tmpl, "AWS::Serverless::Function") {
-		g, ok := groups[fn.ID]
 		switch {
-		case !ok:
-			t.Errorf("%s has no AWS::Logs::LogGroup named !Sub /aws/lambda/${%s}", fn.ID, fn.ID)
 		case !refTo(g.Properties["RetentionInDays"], logRetentionParam):
 			t.Errorf("%s: RetentionInDays = %v, want !Ref %s", g.ID, g.Properties["RetentionInDays"], logRetentionParam)
 		case g.Condition != "":
 			t.Errorf("%s has Condition %s: every function logs", g.ID, g.Condition)
+		}
+	}
+	for backend := range authorizers {
+		st := stackFor(map[string]string{"Backend": backend})
+		groups := map[string]bool{}
+		for _, g := range resources(t, tmpl, "AWS::Logs::LogGroup") {
+			groups[asString(evaluated(t, st, tmpl, g.Properties)["LogGroupName"])] = true
+		}
+		for _, fn := range resources(t, tmpl, "AWS::Serverless::Function") {
+			name, err := st.Evaluate(tmpl, map[string]any{"Ref": fn.ID})
+			if err != nil { // not created with this Backend
+				continue
+			}
+			if want := "/aws/lambda/" + asString(name); !groups[want] {
+				t.Errorf("Backend %s: %s has no AWS::Logs::LogGroup named %s (%v)", backend, fn.ID, want, groups)
+			}
 		}
 	}
 }

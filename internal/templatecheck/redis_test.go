@@ -37,7 +37,7 @@ func TestRedisBackend(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := stackFor(tc.params)
-			for _, fn := range []string{authorizerFunction, adminFunction} {
+			for _, fn := range []string{authorizers[tc.params["Backend"]], adminFunction} {
 				props := evaluated(t, st, tmpl, mustResource(t, tmpl, fn, "AWS::Serverless::Function").Properties)
 				env := map[string]any{}
 				for k, v := range asMap(dig(props, "Environment", "Variables")) {

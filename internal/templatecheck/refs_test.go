@@ -45,23 +45,41 @@ func TestEnvironmentVariablesAreDocumented(t *testing.T) {
 				undocumented = append(undocumented, name)
 			}
 		}
-		if got := vars["EDGELIMIT_BACKEND"]; !refTo(got, "Backend") {
-			t.Errorf("%s: EDGELIMIT_BACKEND = %v, want !Ref Backend", fn.ID, got)
-		}
-		for name, table := range map[string]string{"EDGELIMIT_TENANTS_TABLE": tenantsTable, "EDGELIMIT_COUNTERS_TABLE": countersTable} {
-			if alts := alternatives(vars[name]); len(alts) != 1 || !refTo(alts[0], table) {
-				t.Errorf("%s: %s = %v, want !Ref %s (under its condition)", fn.ID, name, vars[name], table)
-			}
-		}
+		checkBackendVariables(t, fn, vars)
 	}
 	if len(undocumented) > 0 {
 		t.Logf("not in the README yet (pkg/config reads them): %v", undocumented)
 	}
 }
 
+// checkBackendVariables: an authorizer names its own backend and is created with it;
+// the admin function takes !Ref Backend. The tables are named to the functions of
+// Backend dynamodb only.
+func checkBackendVariables(t *testing.T, fn resource, vars map[string]any) {
+	t.Helper()
+	backend := backendOf(fn.ID)
+	got := vars["EDGELIMIT_BACKEND"]
+	switch {
+	case backend == "" && !refTo(got, "Backend"):
+		t.Errorf("%s: EDGELIMIT_BACKEND = %v, want !Ref Backend", fn.ID, got)
+	case backend != "" && got != backend:
+		t.Errorf("%s: EDGELIMIT_BACKEND = %v, want %s", fn.ID, got, backend)
+	}
+	for name, table := range map[string]string{"EDGELIMIT_TENANTS_TABLE": tenantsTable, "EDGELIMIT_COUNTERS_TABLE": countersTable} {
+		alts := alternatives(vars[name])
+		switch {
+		case backend != "" && backend != "dynamodb" && vars[name] != nil:
+			t.Errorf("%s: %s = %v, want none (Backend %s)", fn.ID, name, vars[name], backend)
+		case (backend == "" || backend == "dynamodb") && (len(alts) != 1 || !refTo(alts[0], table)):
+			t.Errorf("%s: %s = %v, want !Ref %s (under its condition)", fn.ID, name, vars[name], table)
+		}
+	}
+}
+
 // Every Ref, GetAtt, Sub variable and condition resolves, and a resource that has a
 // Condition is referenced only where that condition holds (inside an Fn::If on it, or
-// from a resource or output with the same condition): CloudFormation refuses the
+// from a resource or output with the same condition, or in the else branches of the
+// Fn::Ifs on every other allowed value of its parameter): CloudFormation refuses the
 // template otherwise, and no SAM CLI runs here to tell.
 func TestReferencesResolve(t *testing.T) {
 	tmpl := load(t)
@@ -134,7 +152,7 @@ func (c refChecker) intrinsic(where, fn string, arg any, active []string) {
 		cond := asString(args[0])
 		c.condition(where, cond)
 		c.walk(where, args[1], append(slices.Clip(active), cond))
-		c.walk(where, args[2], active)
+		c.walk(where, args[2], append(slices.Clip(active), "!"+cond))
 	case "Fn::Sub":
 		c.sub(where, arg, active)
 	default:
@@ -177,13 +195,71 @@ func (c refChecker) resource(where, id string, active []string) {
 		c.t.Errorf("%s: reference to %q, which is not a parameter or resource", where, id)
 		return
 	}
-	if cond, ok := r["Condition"].(string); ok && !slices.Contains(active, cond) {
+	if cond, ok := r["Condition"].(string); ok && !slices.Contains(active, cond) && !c.onlyLeft(cond, active) {
 		c.t.Errorf("%s: reference to %s outside its condition %s (wrap it in !If [%s, ...])", where, id, cond, cond)
 	}
+}
+
+// onlyLeft reports whether cond, an !Equals [!Ref P, v] of a parameter P with
+// AllowedValues, holds because the conditions on each of P's other values are false
+// where active holds (the else branches of their Fn::Ifs).
+func (c refChecker) onlyLeft(cond string, active []string) bool {
+	param, value, ok := c.equalsParameter(cond)
+	if !ok {
+		return false
+	}
+	for _, other := range asList(dig(c.tmpl, "Parameters", param, "AllowedValues")) {
+		if asString(other) == value {
+			continue
+		}
+		negated := false
+		for _, a := range active {
+			name, isNot := strings.CutPrefix(a, "!")
+			p, v, ok := c.equalsParameter(name)
+			negated = negated || isNot && ok && p == param && v == asString(other)
+		}
+		if !negated {
+			return false
+		}
+	}
+	return true
+}
+
+// equalsParameter returns P and v when the condition name is !Equals [!Ref P, v].
+func (c refChecker) equalsParameter(name string) (param, value string, ok bool) {
+	fn, arg, isFn := intrinsic(dig(c.tmpl, "Conditions", name))
+	args := asList(arg)
+	if !isFn || fn != "Fn::Equals" || len(args) != 2 {
+		return "", "", false
+	}
+	ref, refArg, isRef := intrinsic(args[0])
+	if !isRef || ref != "Ref" || asList(dig(c.tmpl, "Parameters", asString(refArg), "AllowedValues")) == nil {
+		return "", "", false
+	}
+	return asString(refArg), asString(args[1]), true
 }
 
 func (c refChecker) condition(where, name string) {
 	if dig(c.tmpl, "Conditions", name) == nil {
 		c.t.Errorf("%s: condition %q is not declared", where, name)
+	}
+}
+
+// The authorizer of Backend redis may be named in the else branches of the Fn::Ifs on
+// dynamodb and on upstash, and not in one of them alone.
+func TestOnlyLeftCondition(t *testing.T) {
+	c := refChecker{t: t, tmpl: load(t)}
+	for _, tc := range []struct {
+		active []string
+		want   bool
+	}{
+		{[]string{"!UseDynamoDB", "!UseUpstash"}, true},
+		{[]string{"!UseDynamoDB"}, false},
+		{[]string{"!UseUpstash", "UseDynamoDB"}, false},
+		{nil, false},
+	} {
+		if got := c.onlyLeft("UseRedis", tc.active); got != tc.want {
+			t.Errorf("UseRedis where %v holds: %v, want %v", tc.active, got, tc.want)
+		}
 	}
 }

@@ -135,7 +135,7 @@ func TestNoPlainToken(t *testing.T) {
 			}
 		}
 	}
-	for _, fn := range []string{authorizerFunction, adminFunction} {
+	for _, fn := range []string{authorizers["upstash"], adminFunction} {
 		vars := asMap(dig(mustResource(t, tmpl, fn, "AWS::Serverless::Function").Properties, "Environment", "Variables"))
 		arn := vars["UPSTASH_REDIS_REST_TOKEN_SECRET_ARN"]
 		if alts := alternatives(arn); len(alts) != 1 || !refTo(alts[0], tokenSecretParam) {

@@ -9,13 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// builds caches BuildBootstrap's binaries: package path -> *buildResult.
+// builds caches BuildBootstrap's binaries: package path and tags -> *buildResult.
 var builds sync.Map
 
 type buildResult struct {
@@ -27,11 +28,13 @@ type buildResult struct {
 // BuildBootstrap builds the main package pkg (an import path, or a directory relative
 // to the test's) as Lambda's provided.al2023 runtime wants it, for the host: static,
 // stripped, without the RPC mode (CGO_ENABLED=0, -tags lambda.norpc, -ldflags "-s -w",
-// -trimpath, as the Makefile does for arm64). It builds each package once per test
-// process, into a folder removed when the process's first caller's test ends.
-func BuildBootstrap(tb testing.TB, pkg string) string {
+// -trimpath, as the Makefile does for arm64), with tags added to lambda.norpc (the
+// authorizer's edgelimit.<backend>, say). It builds each package and tags once per
+// test process, into a folder removed when the process's first caller's test ends.
+func BuildBootstrap(tb testing.TB, pkg string, tags ...string) string {
 	tb.Helper()
-	v, _ := builds.LoadOrStore(pkg, &buildResult{})
+	tagList := strings.Join(append([]string{"lambda.norpc"}, tags...), ",")
+	v, _ := builds.LoadOrStore(pkg+" "+tagList, &buildResult{})
 	r := v.(*buildResult)
 	r.once.Do(func() {
 		dir, err := os.MkdirTemp("", "edgelimit-bootstrap-")
@@ -40,7 +43,7 @@ func BuildBootstrap(tb testing.TB, pkg string) string {
 			return
 		}
 		r.path = filepath.Join(dir, "bootstrap")
-		cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", r.path, pkg)
+		cmd := exec.Command("go", "build", "-tags", tagList, "-ldflags", "-s -w", "-trimpath", "-o", r.path, pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			r.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)

@@ -1,3 +1,5 @@
+//go:build edgelimit.dynamodb || !(edgelimit.upstash || edgelimit.redis)
+
 package config
 
 import (
@@ -17,13 +19,18 @@ import (
 	ddbstore "github.com/edgelimit/edgelimit/pkg/store/dynamodb"
 )
 
+// hasDynamoDB: this build has the dynamodb backend (see Backends).
+const hasDynamoDB = true
+
 // buildDynamoDB makes the dynamodb backend's stores over one SDK client.
 func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
 	client, err := c.dynamoDBClient(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	st := &Stores{Counters: ddbstore.NewCounters(client, c.CountersTable, ddbstore.CountersConfig{}), warmUp: dynamoWarmUp(client)}
+	st := &Stores{Counters: ddbstore.NewCounters(client, c.CountersTable, ddbstore.CountersConfig{}), warmUp: dynamoWarmUp(client),
+		// ErrContention: every attempt's condition failed, nothing was written.
+		retryable: func(err error) bool { return errors.Is(err, ddbstore.ErrContention) }}
 	if c.TenantsTable != "" {
 		st.Tenants = ddbstore.NewTenants(client, c.TenantsTable)
 	}

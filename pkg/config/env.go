@@ -90,6 +90,17 @@ type Config struct {
 	Redis            Redis
 }
 
+// Redis is the configuration of the redis backend (EDGELIMIT_REDIS_*).
+type Redis struct {
+	Addrs     []string // host:port of the server, or of nodes of the cluster
+	Cluster   bool     // speak the Redis Cluster protocol
+	TLS       bool     // in-transit encryption (the system's CAs; SSL_CERT_FILE adds one)
+	Username  string   // an ACL user; "" authenticates the default user
+	Token     string   // the AUTH token (password); "" with SecretARN unset: no AUTH
+	SecretARN string   // read Token from this Secrets Manager secret instead
+	Prefix    string   // starts the tenants' keys, and is their hash tag (default el:t:)
+}
+
 // Load reads the configuration through getenv (os.Getenv in the functions) and checks
 // it. The error names the variable.
 func Load(getenv func(string) string) (Config, error) {
@@ -107,7 +118,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.Backend == "" {
 		c.Backend = BackendMemory
 	}
-	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.parseRules, c.parseHot, c.parseRedis, c.checkBackend}
+	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.checkBuilt, c.parseRules, c.parseHot, c.parseRedis, c.checkBackend}
 	for _, step := range steps {
 		if err := step(get); err != nil {
 			return Config{}, err

@@ -1,3 +1,5 @@
+//go:build edgelimit.redis || !(edgelimit.dynamodb || edgelimit.upstash)
+
 package config
 
 import (
@@ -10,16 +12,8 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store/redis"
 )
 
-// Redis is the configuration of the redis backend (EDGELIMIT_REDIS_*).
-type Redis struct {
-	Addrs     []string // host:port of the server, or of nodes of the cluster
-	Cluster   bool     // speak the Redis Cluster protocol
-	TLS       bool     // in-transit encryption (the system's CAs; SSL_CERT_FILE adds one)
-	Username  string   // an ACL user; "" authenticates the default user
-	Token     string   // the AUTH token (password); "" with SecretARN unset: no AUTH
-	SecretARN string   // read Token from this Secrets Manager secret instead
-	Prefix    string   // starts the tenants' keys, and is their hash tag (default el:t:)
-}
+// hasRedis: this build has the redis backend (see Backends).
+const hasRedis = true
 
 // parseRedis reads the EDGELIMIT_REDIS_* variables.
 func (c *Config) parseRedis(get func(string) string) error {

@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/hotcounter"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
-	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
 	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
@@ -19,6 +17,9 @@ type Stores struct {
 	Tenants  store.Tenants
 	Counters store.Counters
 	warmUp   func(context.Context) error // see WarmUp; nil: nothing to open
+	// retryable tells the hot counters which of Counters's errors did nothing and may
+	// be tried again as a throttle is; nil: none but store.ErrThrottled.
+	retryable func(error) bool
 }
 
 // Options are what Build takes besides the Config, for tests and local tools.
@@ -55,7 +56,7 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		return nil, err
 	}
 	if c.Hot() {
-		st.Counters = hotcounter.New(st.Counters, c.hotConfig())
+		st.Counters = hotcounter.New(st.Counters, c.hotConfig(st.retryable))
 	}
 	if c.TenantsFile != "" {
 		file, err := memory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return store.CheckRule(st.Counters, r) })
@@ -67,11 +68,10 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	return st, nil
 }
 
-// hotConfig configures the hot counters: the knobs, and the dynamodb store's
-// ErrContention (every attempt's condition failed: nothing written) retried as a throttle.
-func (c Config) hotConfig() hotcounter.Config {
-	return hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime,
-		Retryable: func(err error) bool { return errors.Is(err, dynamodb.ErrContention) }}
+// hotConfig configures the hot counters: the knobs, and the store's errors retried as
+// a throttle.
+func (c Config) hotConfig(retryable func(error) bool) hotcounter.Config {
+	return hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime, Retryable: retryable}
 }
 
 // GateConfig returns the gate configuration of c over st, with the system clock.

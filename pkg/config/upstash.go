@@ -1,3 +1,5 @@
+//go:build edgelimit.upstash || !(edgelimit.dynamodb || edgelimit.redis)
+
 package config
 
 import (
@@ -7,6 +9,9 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
+
+// hasUpstash: this build has the upstash backend (see Backends).
+const hasUpstash = true
 
 // buildUpstash makes the upstash backend's stores over one REST client, after reading
 // the token from Secrets Manager when that is where it is.
