@@ -72,13 +72,17 @@ var ErrKey = errors.New("invalid key")
 
 // CheckKey returns an error wrapping ErrKey when key is empty or longer than MaxKeyLen.
 func CheckKey(key string) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("%w: empty", ErrKey)
-	case len(key) > MaxKeyLen:
-		return fmt.Errorf("%w: %d bytes, the most is %d", ErrKey, len(key), MaxKeyLen)
+	if key == "" || len(key) > MaxKeyLen { // small enough to inline on the hot path
+		return keyError(key)
 	}
 	return nil
+}
+
+func keyError(key string) error {
+	if key == "" {
+		return fmt.Errorf("%w: empty", ErrKey)
+	}
+	return fmt.Errorf("%w: %d bytes, the most is %d", ErrKey, len(key), MaxKeyLen)
 }
 
 // CheckCounters validates what Decide receives before any backend work: 1 to
@@ -112,10 +116,14 @@ func CheckRequest(key string, set *limiter.Set, now, cost int64) error {
 		return err
 	}
 	if set == nil {
-		return errors.New("nil rule set")
+		return errNilSet
 	}
 	if now < 0 || now > limiter.MaxTime {
-		return fmt.Errorf("%w: %d", limiter.ErrTimeOutOfRange, now)
+		return timeError(now)
 	}
 	return set.CheckCost(cost)
 }
+
+var errNilSet = errors.New("nil rule set")
+
+func timeError(now int64) error { return fmt.Errorf("%w: %d", limiter.ErrTimeOutOfRange, now) }
