@@ -38,7 +38,10 @@ func (c *compiled) bucketDecide(st *State, now, cost int64, d *Decision) {
 	lt, lf := at+c.tolUS, c.tolFrac
 	d.Rule, d.Limit, d.Delay = 0, c.capacity, 0
 	if nt > lt || nt == lt && nf > lf {
-		d.Allowed, d.Remaining, d.RetryAfter = false, c.tokens(lt-tat, lf-frac), c.retryAfter(now, nt, nf)
+		d.Allowed, d.Remaining, d.RetryAfter = false, 0, c.retryAfter(now, nt, nf)
+		if cost > 1 { // less than cost is left, so nothing for cost 1: no division
+			d.Remaining = c.tokens(lt-tat, lf-frac)
+		}
 		d.Reset = ceilFrac(tat, frac)
 		d.RuleReset = d.Reset
 		return

@@ -156,7 +156,11 @@ func (s *Set) Decide(states []State, now, cost int64) (Decision, error) {
 // It checks nothing again: on other input its answer is undefined and it may panic.
 // It writes the Decision into d, which saves copying one through the calls of a store.
 func (s *Set) DecideChecked(states []State, now, cost int64, d *Decision) {
-	if len(s.rules) == 1 { // the common case, without the rule-set bookkeeping
+	switch { // the common cases, without the rule-set bookkeeping
+	case len(s.rules) == 1 && s.rules[0].bucket():
+		s.rules[0].bucketDecide(&states[0], now, cost, d)
+		return
+	case len(s.rules) == 1:
 		s.rules[0].decideAlone(&states[0], s.zone, now, cost, d)
 		return
 	}
@@ -175,12 +179,8 @@ func (s *Set) DecideChecked(states []State, now, cost int64, d *Decision) {
 }
 
 // decideAlone decides a request for a set of this one rule, as Combine would fold its
-// Outcome; a bucket in one step.
+// Outcome.
 func (c *compiled) decideAlone(st *State, z *Zone, now, cost int64, d *Decision) {
-	if c.kind == kindBucket || c.kind == kindLeaky {
-		c.bucketDecide(st, now, cost, d)
-		return
-	}
 	o := c.evaluate(st, z, now, cost, false)
 	if o.Allowed {
 		c.consume(st, z, now, cost)
@@ -256,6 +256,9 @@ const (
 	kindSliding
 	kindLog
 )
+
+// bucket reports whether the rule is a token or leaky bucket: Rule.IsBucket.
+func (c *compiled) bucket() bool { return c.kind == kindBucket || c.kind == kindLeaky }
 
 func kindOf(a Algorithm) kind {
 	switch a {
