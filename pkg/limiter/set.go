@@ -13,9 +13,10 @@ const MaxRules = 8
 // Zone its calendar rules follow. It is immutable and safe for concurrent use; the
 // per-key states it decides on are not, and belong to the caller.
 type Set struct {
-	rules []compiled
-	zone  *Zone
-	leaky bool
+	rules  []compiled
+	zone   *Zone
+	leaky  bool
+	maxFit int64 // the least of the rules' capacities: the largest cost CheckCost admits
 }
 
 // compiled is a validated rule with the constants its algorithm needs.
@@ -55,6 +56,9 @@ func NewSet(rules []Rule, zone *Zone) (*Set, error) {
 		seen[r.Name] = true
 		s.rules[i] = compile(r)
 		s.leaky = s.leaky || r.Algorithm == LeakyBucket
+		if i == 0 || s.rules[i].capacity < s.maxFit {
+			s.maxFit = s.rules[i].capacity
+		}
 	}
 	return s, nil
 }
@@ -99,6 +103,14 @@ func (s *Set) NewStates() []State { return make([]State, len(s.rules)) }
 // CheckCost returns a *CostError when cost is below 1 or above a rule's capacity: such
 // a request could never be allowed, so it is an input error rather than a denial.
 func (s *Set) CheckCost(cost int64) error {
+	if cost >= 1 && cost <= s.maxFit { // small enough to inline on the hot path
+		return nil
+	}
+	return s.costError(cost)
+}
+
+// costError is CheckCost's error for a cost it does not admit.
+func (s *Set) costError(cost int64) error {
 	if cost < 1 {
 		return &CostError{Cost: cost}
 	}

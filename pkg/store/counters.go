@@ -112,18 +112,23 @@ func CheckCounters(cs []Counter, now, cost int64, outs []limiter.Decision) error
 // CheckRequest validates one counter's key, the cost against the set's capacities, and
 // the instant, as Peek receives them.
 func CheckRequest(key string, set *limiter.Set, now, cost int64) error {
+	if key == "" || len(key) > MaxKeyLen || set == nil || now < 0 || now > limiter.MaxTime || set.CheckCost(cost) != nil {
+		return requestError(key, set, now, cost) // which fault, and its error, out of the hot path
+	}
+	return nil
+}
+
+// requestError is CheckRequest's error: the first of the key's, the set's, the
+// instant's and the cost's.
+func requestError(key string, set *limiter.Set, now, cost int64) error {
 	if err := CheckKey(key); err != nil {
 		return err
 	}
 	if set == nil {
-		return errNilSet
+		return errors.New("nil rule set")
 	}
 	if now < 0 || now > limiter.MaxTime {
-		return timeError(now)
+		return fmt.Errorf("%w: %d", limiter.ErrTimeOutOfRange, now)
 	}
 	return set.CheckCost(cost)
 }
-
-var errNilSet = errors.New("nil rule set")
-
-func timeError(now int64) error { return fmt.Errorf("%w: %d", limiter.ErrTimeOutOfRange, now) }
