@@ -70,13 +70,19 @@ func (c *compiled) bucketStep(st *State, now, cost int64) (at, tat, frac, nt, nf
 // retryAfter is how long after now a request denied for moving the TAT to (nt, nf)
 // could first be allowed: when that TAT is within the tolerance.
 func (c *compiled) retryAfter(now, nt, nf int64) int64 {
-	rt, rf := c.norm(nt-c.tolUS, nf-c.tolFrac)
+	rt, rf := nt-c.tolUS, nf-c.tolFrac
+	if rf < 0 { // both fractions are in [0, limit): one borrow, no division
+		rt, rf = rt-1, rf+c.Limit
+	}
 	return ceilFrac(rt, rf) - now
 }
 
 // advance returns tat + n*T.
 func (c *compiled) advance(tat, frac, n int64) (int64, int64) {
 	f := frac + n*c.r
+	if uint64(f) < uint64(c.Limit) { // 0 <= f < limit: no carry, no division
+		return tat + n*c.q, f
+	}
 	return tat + n*c.q + f/c.Limit, f % c.Limit
 }
 
