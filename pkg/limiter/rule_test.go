@@ -81,6 +81,28 @@ func TestNewSetErrors(t *testing.T) {
 	}
 }
 
+// TestCheckCostNamesTheFirstRuleExceeded: a set admits costs up to its least capacity,
+// and a larger cost's error names the first rule, in order, that it exceeds.
+func TestCheckCostNamesTheFirstRuleExceeded(t *testing.T) {
+	s := mustSet(t, nil, `{"algorithm": "fixed_window", "limit": 10, "period": "1s"}`,
+		`{"algorithm": "token_bucket", "limit": 10, "period": "1s", "burst": 5}`,
+		`{"algorithm": "sliding_window", "limit": 3, "period": "1s"}`)
+	for _, tc := range []struct {
+		cost int64
+		want string // "" for no error
+	}{
+		{1, ""}, {3, ""}, {0, "cost 0"}, {-1, "cost -1"},
+		{4, `cost 4 exceeds the capacity 3 of rule "sliding_window"`},
+		{6, `cost 6 exceeds the capacity 5 of rule "token_bucket"`},
+		{11, `cost 11 exceeds the capacity 10 of rule "fixed_window"`},
+	} {
+		err := s.CheckCost(tc.cost)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("CheckCost(%d) = %v, want %q", tc.cost, err, tc.want)
+		}
+	}
+}
+
 func TestDecideInputErrorsChangeNothing(t *testing.T) {
 	s := mustSet(t, nil, `{"algorithm": "token_bucket", "limit": 10, "period": "1s", "burst": 5}`)
 	states := s.NewStates()

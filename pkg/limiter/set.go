@@ -13,14 +13,16 @@ const MaxRules = 8
 // Zone its calendar rules follow. It is immutable and safe for concurrent use; the
 // per-key states it decides on are not, and belong to the caller.
 type Set struct {
-	rules []compiled
-	zone  *Zone
-	leaky bool
+	rules  []compiled
+	zone   *Zone
+	leaky  bool
+	maxFit int64 // the least of the rules' capacities: the largest cost CheckCost admits
 }
 
 // compiled is a validated rule with the constants its algorithm needs.
 type compiled struct {
 	Rule
+	kind     kind  // Rule.Algorithm, for the switches of the hot path
 	capacity int64 // Rule.Capacity()
 	period   int64 // duration periods, microseconds
 	// Buckets: the emission interval T = period/limit is q + r/limit microseconds, and
@@ -54,12 +56,15 @@ func NewSet(rules []Rule, zone *Zone) (*Set, error) {
 		seen[r.Name] = true
 		s.rules[i] = compile(r)
 		s.leaky = s.leaky || r.Algorithm == LeakyBucket
+		if i == 0 || s.rules[i].capacity < s.maxFit {
+			s.maxFit = s.rules[i].capacity
+		}
 	}
 	return s, nil
 }
 
 func compile(r Rule) compiled {
-	c := compiled{Rule: r, capacity: r.Capacity(), period: r.Period.Micros()}
+	c := compiled{Rule: r, kind: kindOf(r.Algorithm), capacity: r.Capacity(), period: r.Period.Micros()}
 	if r.Period.IsCalendar() {
 		c.calendar = &windowCache{}
 	}
@@ -98,6 +103,14 @@ func (s *Set) NewStates() []State { return make([]State, len(s.rules)) }
 // CheckCost returns a *CostError when cost is below 1 or above a rule's capacity: such
 // a request could never be allowed, so it is an input error rather than a denial.
 func (s *Set) CheckCost(cost int64) error {
+	if cost >= 1 && cost <= s.maxFit { // small enough to inline on the hot path
+		return nil
+	}
+	return s.costError(cost)
+}
+
+// costError is CheckCost's error for a cost it does not admit.
+func (s *Set) costError(cost int64) error {
 	if cost < 1 {
 		return &CostError{Cost: cost}
 	}
@@ -144,14 +157,24 @@ func (s *Set) Decide(states []State, now, cost int64) (Decision, error) {
 	if err := s.CheckCost(cost); err != nil {
 		return Decision{}, err
 	}
-	if len(s.rules) == 1 { // the common case, without the rule-set bookkeeping
-		c := &s.rules[0]
-		o := c.evaluate(&states[0], s.zone, now, cost, false)
-		if o.Allowed {
-			c.consume(&states[0], s.zone, now, cost)
-		}
-		return Decision{Allowed: o.Allowed, Limit: c.capacity, Remaining: o.Remaining,
-			Reset: o.Reset, RetryAfter: o.RetryAfter, Delay: o.Delay, RuleReset: o.Reset}, nil
+	var d Decision
+	s.DecideChecked(states, now, cost, &d)
+	return d, nil
+}
+
+// DecideChecked is Decide for a caller that has already checked what Decide checks:
+// states holds Len() states, now is within [0, MaxTime] and CheckCost(cost) is nil
+// (store.CheckRequest checks the last two; a store keeps states of its set's length).
+// It checks nothing again: on other input its answer is undefined and it may panic.
+// It writes the Decision into d, which saves copying one through the calls of a store.
+func (s *Set) DecideChecked(states []State, now, cost int64, d *Decision) {
+	switch { // the common cases, without the rule-set bookkeeping
+	case len(s.rules) == 1 && s.rules[0].bucket():
+		s.rules[0].bucketDecide(&states[0], now, cost, d)
+		return
+	case len(s.rules) == 1:
+		s.rules[0].decideAlone(&states[0], s.zone, now, cost, d)
+		return
 	}
 	var outs [MaxRules]Outcome
 	allowed := true
@@ -164,7 +187,18 @@ func (s *Set) Decide(states []State, now, cost int64) (Decision, error) {
 			s.rules[i].consume(&states[i], s.zone, now, cost)
 		}
 	}
-	return s.Combine(outs[:len(s.rules)]), nil
+	*d = s.Combine(outs[:len(s.rules)])
+}
+
+// decideAlone decides a request for a set of this one rule, as Combine would fold its
+// Outcome.
+func (c *compiled) decideAlone(st *State, z *Zone, now, cost int64, d *Decision) {
+	o := c.evaluate(st, z, now, cost, false)
+	if o.Allowed {
+		c.consume(st, z, now, cost)
+	}
+	*d = Decision{Allowed: o.Allowed, Limit: c.capacity, Remaining: o.Remaining,
+		Reset: o.Reset, RetryAfter: o.RetryAfter, Delay: o.Delay, RuleReset: o.Reset}
 }
 
 // Peek reports what a request of cost 1 would get at now, without consuming: Remaining
@@ -197,12 +231,12 @@ func (s *Set) checkInput(states []State, now int64) error {
 // evaluate answers a request of cost for one rule without changing st. With peek, an
 // allowed outcome reports the state before consuming.
 func (c *compiled) evaluate(st *State, z *Zone, now, cost int64, peek bool) Outcome {
-	switch c.Algorithm {
-	case FixedWindow:
+	switch c.kind {
+	case kindFixed:
 		return c.fixedEvaluate(st, z, now, cost, peek)
-	case SlidingWindow:
+	case kindSliding:
 		return c.slidingEvaluate(st, now, cost, peek)
-	case SlidingLog:
+	case kindLog:
 		return c.logEvaluate(st, now, cost, peek)
 	default:
 		return c.bucketEvaluate(st, now, cost, peek)
@@ -211,14 +245,43 @@ func (c *compiled) evaluate(st *State, z *Zone, now, cost int64, peek bool) Outc
 
 // consume records an allowed request of cost in st.
 func (c *compiled) consume(st *State, z *Zone, now, cost int64) {
-	switch c.Algorithm {
-	case FixedWindow:
+	switch c.kind {
+	case kindFixed:
 		c.fixedConsume(st, z, now, cost)
-	case SlidingWindow:
+	case kindSliding:
 		c.slidingConsume(st, now, cost)
-	case SlidingLog:
+	case kindLog:
 		c.logConsume(st, now, cost)
 	default:
 		c.bucketConsume(st, now, cost)
 	}
+}
+
+// kind is an Algorithm as a small integer, so that the hot path switches on it without
+// comparing strings.
+type kind uint8
+
+const (
+	kindBucket kind = iota // token_bucket
+	kindLeaky
+	kindFixed
+	kindSliding
+	kindLog
+)
+
+// bucket reports whether the rule is a token or leaky bucket: Rule.IsBucket.
+func (c *compiled) bucket() bool { return c.kind == kindBucket || c.kind == kindLeaky }
+
+func kindOf(a Algorithm) kind {
+	switch a {
+	case LeakyBucket:
+		return kindLeaky
+	case FixedWindow:
+		return kindFixed
+	case SlidingWindow:
+		return kindSliding
+	case SlidingLog:
+		return kindLog
+	}
+	return kindBucket
 }

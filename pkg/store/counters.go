@@ -72,13 +72,17 @@ var ErrKey = errors.New("invalid key")
 
 // CheckKey returns an error wrapping ErrKey when key is empty or longer than MaxKeyLen.
 func CheckKey(key string) error {
-	switch {
-	case key == "":
-		return fmt.Errorf("%w: empty", ErrKey)
-	case len(key) > MaxKeyLen:
-		return fmt.Errorf("%w: %d bytes, the most is %d", ErrKey, len(key), MaxKeyLen)
+	if key == "" || len(key) > MaxKeyLen { // small enough to inline on the hot path
+		return keyError(key)
 	}
 	return nil
+}
+
+func keyError(key string) error {
+	if key == "" {
+		return fmt.Errorf("%w: empty", ErrKey)
+	}
+	return fmt.Errorf("%w: %d bytes, the most is %d", ErrKey, len(key), MaxKeyLen)
 }
 
 // CheckCounters validates what Decide receives before any backend work: 1 to
@@ -108,6 +112,15 @@ func CheckCounters(cs []Counter, now, cost int64, outs []limiter.Decision) error
 // CheckRequest validates one counter's key, the cost against the set's capacities, and
 // the instant, as Peek receives them.
 func CheckRequest(key string, set *limiter.Set, now, cost int64) error {
+	if key == "" || len(key) > MaxKeyLen || set == nil || now < 0 || now > limiter.MaxTime || set.CheckCost(cost) != nil {
+		return requestError(key, set, now, cost) // which fault, and its error, out of the hot path
+	}
+	return nil
+}
+
+// requestError is CheckRequest's error: the first of the key's, the set's, the
+// instant's and the cost's.
+func requestError(key string, set *limiter.Set, now, cost int64) error {
 	if err := CheckKey(key); err != nil {
 		return err
 	}

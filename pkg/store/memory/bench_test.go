@@ -108,6 +108,13 @@ func BenchmarkDecideParallel(b *testing.B) {
 // turns of 1,000 decisions, so that the machine's load falls on the three alike: each
 // iteration is one decision of the side whose turn it is. It reports the medians of
 // the turns' time per decision (microseconds) and ours over each peer's.
+//
+// The store is called as the gate calls it, through the store.Counters interface
+// (store.DecideOne, which takes the store's OneDecider path). Beyond AllowN's work it
+// checks the request once (store.CheckRequest), hashes the key once (the hash picks
+// the shard and keys the shard's table), finds the key's entry, takes the shard's
+// lock, decides with limiter.Set.DecideChecked into the Decision it returns, and
+// returns that Decision by value through the interface.
 func BenchmarkDecideOneKeyPaired(b *testing.B) {
 	const turn = 1000
 	s := NewCounters(CountersConfig{})

@@ -3,8 +3,8 @@ package memory
 import (
 	"context"
 	"hash/maphash"
+	"math/bits"
 	"slices"
-	"sync"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
@@ -21,26 +21,13 @@ type CountersConfig struct {
 	Shards int
 }
 
-// minSweep is the shard size below which no sweep runs.
-const minSweep = 1024
-
 // Counters is the in-memory store.Counters. Create it with New.
 type Counters struct {
-	seed   maphash.Seed
+	seed maphash.Seed
+	// mask is ANDed into every key's hash: all ones, fewer in tests that make keys'
+	// hashes collide.
+	mask   uint64
 	shards []shard
-}
-
-type shard struct {
-	mu      sync.Mutex
-	keys    map[string]*entry
-	sweepAt int
-	_       [40]byte // keep shards' locks on separate cache lines
-}
-
-// entry is one key's state, for the set it was last decided with.
-type entry struct {
-	set    *limiter.Set
-	states []limiter.State
 }
 
 // NewCounters returns an empty Counters.
@@ -49,18 +36,22 @@ func NewCounters(cfg CountersConfig) *Counters {
 	if n <= 0 {
 		n = 64
 	}
-	s := &Counters{seed: maphash.MakeSeed(), shards: make([]shard, n)}
+	s := &Counters{seed: maphash.MakeSeed(), mask: ^uint64(0), shards: make([]shard, n)}
 	for i := range s.shards {
-		s.shards[i].keys = map[string]*entry{}
+		s.shards[i].keys = map[uint64]*entry{}
 		s.shards[i].sweepAt = minSweep
 	}
 	return s
 }
 
-func (s *Counters) shard(key string) *shard { return &s.shards[s.shardIndex(key)] }
+// hash is key's hash: it chooses the shard and is the key of the shard's table.
+func (s *Counters) hash(key string) uint64 { return maphash.String(s.seed, key) & s.mask }
 
-func (s *Counters) shardIndex(key string) int {
-	return int(maphash.String(s.seed, key) % uint64(len(s.shards)))
+// shardIndex maps the hash h onto the shards, by its high bits (multiplying rather
+// than dividing); the shard's table hashes h again for its own slots.
+func (s *Counters) shardIndex(h uint64) int {
+	hi, _ := bits.Mul64(h, uint64(len(s.shards)))
+	return int(hi)
 }
 
 // Decide decides a request of cost against every counter of cs at now, atomically; see
@@ -71,24 +62,22 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 		return err
 	}
 	if len(cs) == 1 {
-		var err error
-		outs[0], err = s.DecideOne(ctx, cs[0].Key, cs[0].Set, now, cost)
-		return err
+		s.decideOne(cs[0].Key, cs[0].Set, now, cost, &outs[0])
+		return nil
 	}
+	var hs [store.MaxCounters]uint64
 	var idx, order [store.MaxCounters]int
-	locked := s.lock(cs, idx[:len(cs)], order[:0])
+	locked := s.lock(cs, hs[:len(cs)], idx[:len(cs)], order[:0])
 	defer s.unlock(locked)
 	var sets [store.MaxCounters]*limiter.Set
 	var states [store.MaxCounters][]limiter.State
-	var entries [store.MaxCounters]*entry
 	for i, c := range cs { // sweep first: a sweep may delete an entry just created
-		if sh := &s.shards[idx[i]]; sh.keys[c.Key] == nil {
+		if sh := &s.shards[idx[i]]; sh.find(hs[i], c.Key) == nil {
 			sh.sweep(now)
 		}
 	}
 	for i, c := range cs {
-		entries[i] = s.shards[idx[i]].entry(c.Key, c.Set, now, false)
-		sets[i], states[i] = c.Set, entries[i].states
+		sets[i], states[i] = c.Set, s.shards[idx[i]].entry(hs[i], c.Key, c.Set, now, false).states
 	}
 	_, err := limiter.DecideAll(sets[:len(cs)], states[:len(cs)], now, cost, outs)
 	return err
@@ -96,23 +85,35 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 
 // DecideOne decides a request of cost for the one counter {key, set}: Decide with one
 // counter, without its slices; see store.OneDecider.
-func (s *Counters) DecideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (limiter.Decision, error) {
+func (s *Counters) DecideOne(ctx context.Context, key string, set *limiter.Set, now, cost int64) (d limiter.Decision, err error) {
 	if err := store.CheckRequest(key, set, now, cost); err != nil {
 		return limiter.Decision{}, err // before the entry is touched: bad input changes nothing
 	}
-	sh := s.shard(key)
+	s.decideOne(key, set, now, cost, &d)
+	return d, nil
+}
+
+// decideOne decides checked input for one counter into d, holding its shard's lock.
+// One rule set: Set.DecideChecked answers as limiter.DecideAll would.
+func (s *Counters) decideOne(key string, set *limiter.Set, now, cost int64, d *limiter.Decision) {
+	h := s.hash(key)
+	sh := &s.shards[s.shardIndex(h)]
 	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	// One rule set: Set.Decide answers as limiter.DecideAll would.
-	return set.Decide(sh.entry(key, set, now, true).states, now, cost)
+	e := sh.find(h, key)
+	if e == nil || e.set != set {
+		e = sh.entry(h, key, set, now, true)
+	}
+	set.DecideChecked(e.states, now, cost, d)
+	sh.mu.Unlock()
 }
 
 // lock locks the shards of cs's keys in ascending order, each once, writing each
-// counter's shard index into idx; it returns the locked indexes, appended to order,
-// for unlock.
-func (s *Counters) lock(cs []store.Counter, idx, order []int) []int {
+// counter's hash into hs and shard index into idx; it returns the locked indexes,
+// appended to order, for unlock.
+func (s *Counters) lock(cs []store.Counter, hs []uint64, idx, order []int) []int {
 	for i, c := range cs {
-		idx[i] = s.shardIndex(c.Key)
+		hs[i] = s.hash(c.Key)
+		idx[i] = s.shardIndex(hs[i])
 		if !slices.Contains(order, idx[i]) {
 			order = append(order, idx[i])
 		}
@@ -130,33 +131,16 @@ func (s *Counters) unlock(order []int) {
 	}
 }
 
-// entry returns key's entry, created for set when new and moved to set when it was
-// decided with another; the shard's lock is held. With sweep, a new entry's shard is
-// swept at now first (a sweep may delete an idle entry, one just made included: a
-// decision over several counters sweeps their shards before making any).
-func (sh *shard) entry(key string, set *limiter.Set, now int64, sweep bool) *entry {
-	e := sh.keys[key]
-	if e == nil {
-		if sweep {
-			sh.sweep(now)
-		}
-		e = &entry{set: set, states: set.NewStates()}
-		sh.keys[key] = e
-	} else if e.set != set {
-		e.adopt(set)
-	}
-	return e
-}
-
 // Peek reports what a request of cost 1 would get; see store.Counters.
 func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
 	if err := store.CheckRequest(key, set, now, 1); err != nil {
 		return limiter.Decision{}, err
 	}
-	sh := s.shard(key)
+	h := s.hash(key)
+	sh := &s.shards[s.shardIndex(h)]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	e := sh.keys[key]
+	e := sh.find(h, key)
 	if e == nil {
 		var fresh [limiter.MaxRules]limiter.State
 		return set.Peek(fresh[:set.Len()], now, outs)
@@ -172,9 +156,10 @@ func (s *Counters) Reset(ctx context.Context, key string) error {
 	if err := store.CheckKey(key); err != nil {
 		return err
 	}
-	sh := s.shard(key)
+	h := s.hash(key)
+	sh := &s.shards[s.shardIndex(h)]
 	sh.mu.Lock()
-	delete(sh.keys, key)
+	sh.remove(h, key)
 	sh.mu.Unlock()
 	return nil
 }
@@ -184,38 +169,8 @@ func (s *Counters) Len() int {
 	n := 0
 	for i := range s.shards {
 		s.shards[i].mu.Lock()
-		n += len(s.shards[i].keys)
+		n += s.shards[i].n
 		s.shards[i].mu.Unlock()
 	}
 	return n
-}
-
-// sweep deletes the keys idle at now once the shard has doubled since the last sweep,
-// so that memory follows the keys in use at an amortised O(1) per new key.
-func (sh *shard) sweep(now int64) {
-	if len(sh.keys) < sh.sweepAt {
-		return
-	}
-	for k, e := range sh.keys {
-		if e.set.IdleAt(e.states) <= now {
-			delete(sh.keys, k)
-		}
-	}
-	sh.sweepAt = max(2*len(sh.keys), minSweep)
-}
-
-// adopt moves the entry to a new set: each rule keeps the state of the old rule with the
-// same limiter.Rule.StateID and starts afresh otherwise.
-func (e *entry) adopt(set *limiter.Set) {
-	states := set.NewStates()
-	for i := range states {
-		id := set.Rule(i).StateID()
-		for j := range e.set.Len() {
-			if e.set.Rule(j).StateID() == id {
-				states[i] = e.states[j]
-				break
-			}
-		}
-	}
-	e.set, e.states = set, states
 }

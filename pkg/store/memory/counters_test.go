@@ -19,6 +19,54 @@ func TestConformanceOneShard(t *testing.T) {
 	storetest.RunCounters(t, NewCounters(CountersConfig{Shards: 1}), storetest.CountersOptions{})
 }
 
+// colliding returns a store whose keys' hashes keep only the bits of mask: with 0,
+// every key has the same hash and every lookup walks one chain.
+func colliding(shards int, mask uint64) *Counters {
+	s := NewCounters(CountersConfig{Shards: shards})
+	s.mask = mask
+	return s
+}
+
+// TestConformanceCollidingHashes runs the suite with every key's hash the same, and
+// with two hashes over 64 shards: keys that collide still keep their own state.
+func TestConformanceCollidingHashes(t *testing.T) {
+	storetest.RunCounters(t, colliding(1, 0), storetest.CountersOptions{})
+	storetest.RunCounters(t, colliding(64, 1<<63), storetest.CountersOptions{})
+}
+
+// TestCollidingKeys: three keys of one hash are decided, peeked at, counted and reset
+// each on its own, whichever of them the chain holds first.
+func TestCollidingKeys(t *testing.T) {
+	s := colliding(1, 0)
+	set := storetest.Set(t, nil, `{"algorithm": "fixed_window", "limit": 5, "period": "1s"}`)
+	ctx := context.Background()
+	for i, key := range []string{"a", "b", "c"} {
+		for range i + 1 { // a once, b twice, c three times
+			if _, err := store.DecideOne(ctx, s, key, set, at, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	remaining := func(key string) int64 {
+		d, err := s.Peek(ctx, key, set, at, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Remaining
+	}
+	if a, b, c, n := remaining("a"), remaining("b"), remaining("c"), s.Len(); a != 4 || b != 3 || c != 2 || n != 3 {
+		t.Fatalf("remaining a=%d b=%d c=%d, %d keys; want 4 3 2, 3 keys", a, b, c, n)
+	}
+	s.Reset(ctx, "b") // in the middle of the chain
+	s.Reset(ctx, "x") // not held: changes nothing
+	if a, b, c, n := remaining("a"), remaining("b"), remaining("c"), s.Len(); a != 4 || b != 5 || c != 2 || n != 2 {
+		t.Fatalf("after Reset(b): remaining a=%d b=%d c=%d, %d keys; want 4 5 2, 2 keys", a, b, c, n)
+	}
+	if len(s.shards[0].keys) != 1 {
+		t.Fatalf("%d slots for keys of one hash, want 1", len(s.shards[0].keys))
+	}
+}
+
 // TestExactness: 48 goroutines, one key and three API keys of one tenant (scopes).
 func TestExactness(t *testing.T) {
 	storetest.ExactnessInProcess(t, NewCounters(CountersConfig{}))
@@ -28,9 +76,14 @@ func TestExactness(t *testing.T) {
 var at = limiter.Micros(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 
 // TestIdleKeysAreSwept fills a store with keys whose state goes idle, then adds more
-// keys later: the sweep keeps the store near the live keys rather than every key seen.
+// keys later: the sweep keeps the store near the live keys rather than every key seen,
+// also when the keys' hashes collide (16 hashes for 20480 keys).
 func TestIdleKeysAreSwept(t *testing.T) {
-	s := NewCounters(CountersConfig{Shards: 1})
+	t.Run("distinct", func(t *testing.T) { testIdleKeysAreSwept(t, NewCounters(CountersConfig{Shards: 1})) })
+	t.Run("colliding", func(t *testing.T) { testIdleKeysAreSwept(t, colliding(1, 15)) })
+}
+
+func testIdleKeysAreSwept(t *testing.T, s *Counters) {
 	set := storetest.Set(t, nil, `{"algorithm": "fixed_window", "limit": 5, "period": "1s"}`)
 	ctx := context.Background()
 	for i := range 10 * minSweep {

@@ -216,6 +216,8 @@ func testBadInput(t *testing.T, st store.Counters) {
 		{"empty key", "", at, 1, store.ErrKey},
 		{"long key", strings.Repeat("k", store.MaxKeyLen+1), at, 1, store.ErrKey},
 		{"negative time", key, -1, 1, limiter.ErrTimeOutOfRange},
+		{"empty key and cost 0", "", at, 0, store.ErrKey}, // the key is checked first
+		{"negative time and cost 0", key, -1, 0, limiter.ErrTimeOutOfRange},
 	} {
 		if _, err := store.DecideOne(ctx, st, bad.key, set, bad.at, bad.cost); !errors.Is(err, bad.is) {
 			t.Errorf("%s: error %v, want %v", bad.name, err, bad.is)
