@@ -149,10 +149,11 @@ var notes = map[string]string{
 	"memory": "`BenchmarkXTimeRateOneKey` finds the key's `rate.Limiter` in a map behind a mutex before `AllowN`, " +
 		"the work the memory store does for a key. `BenchmarkDecideOneKeyPaired` runs the store and both peers in " +
 		"turns of 1,000 decisions (the headline's ratios). The store is called as the gate calls it, through the " +
-		"`store.Counters` interface (`store.DecideOne`, which takes the store's `OneDecider` path): hashing the key " +
-		"for its shard, the map lookup, the lock and the decision returned by value through three calls are what " +
-		"it does beyond `AllowN`. `TestHotPathDoesNotAllocate` and `TestDecideOneThroughTheInterfaceDoesNotAllocate` " +
-		"hold it to 0 allocations.",
+		"`store.Counters` interface (`store.DecideOne`, which takes the store's `OneDecider` path). Beyond `AllowN`'s " +
+		"work it checks the request once, hashes the key once (the hash picks the shard and keys the shard's table), " +
+		"takes the shard's lock, decides with `limiter.Set.DecideChecked` and returns the decision through the " +
+		"interface. `TestHotPathDoesNotAllocate` and `TestDecideOneThroughTheInterfaceDoesNotAllocate` hold it to 0 " +
+		"allocations.",
 	"upstash": "Our REST client and `edgelimit upstash-local` in front of redis-server, over loopback: two HTTP hops " +
 		"and JSON with base64 each way. `BenchmarkUpstashRatelimitJS` is @upstash/ratelimit 2.2.0 on @upstash/redis " +
 		"1.39.0 (node, timed by node; its allocs and bytes are not Go's) on the same server and rule, its ephemeral " +
