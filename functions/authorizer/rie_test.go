@@ -9,7 +9,6 @@ import (
 	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
-// build builds pkg for the host as Lambda wants it (testenv.BuildBootstrap).
 // build builds pkg's bootstrap for the host, with tag ("": none) besides lambda.norpc.
 func build(tb testing.TB, pkg, tag string) string {
 	if tag == "" {

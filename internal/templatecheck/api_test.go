@@ -55,6 +55,17 @@ func TestAuthorizerIsDefaultWithCachingOff(t *testing.T) {
 	}
 }
 
+// The rate-limited API's stage is redeployed on every stack update (AlwaysDeploy): its
+// authorizer's FunctionArn is an Fn::If on Backend, which SAM does not resolve before it
+// names the deployment from the API's definition, so a change of Backend alone would
+// leave the stage calling the replaced function.
+func TestLimitedAPIAlwaysDeploys(t *testing.T) {
+	api := limitedAPI(t, load(t))
+	if got := api.Properties["AlwaysDeploy"]; got != true {
+		t.Errorf("%s: AlwaysDeploy = %v, want true", api.ID, got)
+	}
+}
+
 // No route of the rate-limited API escapes the authorizer: no event or OpenAPI
 // operation overrides the default.
 func TestEveryLimitedRouteRunsTheAuthorizer(t *testing.T) {

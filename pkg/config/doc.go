@@ -32,4 +32,9 @@
 // counters in DynamoDB or Upstash.
 //
 // Stores.WarmUp opens the stores' connection, for the authorizer's init.
+//
+// The build tags edgelimit.dynamodb, edgelimit.upstash and edgelimit.redis build a
+// binary with those backends and memory only (Backends); without any of them it has
+// every backend. Load refuses an EDGELIMIT_BACKEND that the binary was built without,
+// naming what it has. The template's authorizer functions are built so, one per backend.
 package config
