@@ -16,6 +16,7 @@ import (
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
+	"github.com/edgelimit/edgelimit/pkg/store/redis"
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
@@ -71,6 +72,7 @@ var backends = []struct {
 	}},
 	{"dynamodb", "edgelimit.dynamodb", dynamoDBEnv},
 	{"upstash", "edgelimit.upstash", upstashEnv},
+	{"redis", "edgelimit.redis", redisEnv},
 }
 
 func dynamoDBEnv(t *testing.T) map[string]string {
@@ -101,6 +103,22 @@ func upstashEnv(t *testing.T) map[string]string {
 	seed(t, upstash.NewTenants(client, upstash.TenantsConfig{Prefix: prefix}))
 	return map[string]string{"EDGELIMIT_BACKEND": "upstash", "UPSTASH_REDIS_REST_URL": base,
 		"UPSTASH_REDIS_REST_TOKEN": token, "EDGELIMIT_UPSTASH_PREFIX": prefix}
+}
+
+func redisEnv(t *testing.T) map[string]string {
+	addr := testenv.RedisAddr(t)
+	client, err := redis.NewClient(redis.Config{Addrs: []string{addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	prefix := "e2e-" + suffix() + ":"
+	tenants, err := redis.NewTenants(client, redis.TenantsConfig{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed(t, tenants)
+	return map[string]string{"EDGELIMIT_BACKEND": "redis", "EDGELIMIT_REDIS_ADDR": addr, "EDGELIMIT_REDIS_PREFIX": prefix}
 }
 
 // reply is a REST or HTTP authorizer reply, or the error Lambda reports.
