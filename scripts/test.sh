@@ -16,6 +16,9 @@ ALLOC_TESTS=(-run 'TestDecideAllocations' ./pkg/store/upstash)
 # The hot counters' 60 s simulation (which checks the table in docs/backends.md) and
 # real-time load on DynamoDB Local: shortened or skipped under -race, run again without.
 HOT_TESTS=(-run 'TestSimulation|TestHotTenantOnDynamoDBLocal' ./pkg/hotcounter)
+# pkg/config once more with each backend's build tag alone, as the template's authorizers
+# are built: the backends a tagged binary lacks are refused, and their tests skip.
+BACKEND_TAGS=(edgelimit.dynamodb edgelimit.upstash edgelimit.redis)
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit
 failed=()
@@ -53,6 +56,9 @@ step "go test -race ${RACE_PACKAGES[*]}" go test -race -count=1 "${RACE_PACKAGES
 step "go test (latency, without -race)" go test -count=1 "${TIMED_TESTS[@]}"
 step "go test (allocations, without -race)" go test -count=1 "${ALLOC_TESTS[@]}"
 step "go test (hot counters, without -race)" go test -count=1 "${HOT_TESTS[@]}"
+for tag in "${BACKEND_TAGS[@]}"; do
+	step "go test -tags $tag ./pkg/config" go test -count=1 -tags "$tag" ./pkg/config
+done
 mapfile -t others < <(other_packages)
 if ((${#others[@]} > 0)); then
 	step "go test (other packages)" go test -count=1 "${others[@]}"

@@ -18,6 +18,7 @@ import (
 // the field, instead of loading and then failing every decision of that tenant. The
 // memory backend honours it. Build makes no request to DynamoDB.
 func TestTenantsFileCheckedAgainstTheBackend(t *testing.T) {
+	requireBackend(t, config.BackendDynamoDB)
 	path := filepath.Join(t.TempDir(), "tenants.json")
 	file := `{"tenants": [{"id": "ok", "rules": [{"algorithm": "fixed_window", "limit": 5, "period": "1s"}]},
 		{"id": "big", "rules": [{"algorithm": "fixed_window", "limit": 5, "period": "1s"}],

@@ -19,6 +19,7 @@ import (
 // TestCreateTables: on DynamoDB Local with neither table, CreateTables creates both
 // (the counters one with TTL on expires_at), and a second call creates nothing.
 func TestCreateTables(t *testing.T) {
+	requireBackend(t, config.BackendDynamoDB)
 	endpoint := testenv.DynamoDBURL(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", "edgelimittest")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "edgelimittest")

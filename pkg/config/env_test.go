@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,18 @@ import (
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// built reports whether this test binary has the backend: every one unless it was built
+// with pkg/config's edgelimit.<backend> tags, as scripts/test.sh also runs these tests.
+func built(backend string) bool { return slices.Contains(config.Backends(), backend) }
+
+// requireBackend skips a test of a backend that this test binary was built without.
+func requireBackend(t *testing.T, backend string) {
+	t.Helper()
+	if !built(backend) {
+		t.Skipf("built without the %s backend (it has %v)", backend, config.Backends())
+	}
+}
 
 func TestLoadDefaults(t *testing.T) {
 	c, err := config.Load(envOf(nil))
@@ -29,6 +42,7 @@ func TestLoadDefaults(t *testing.T) {
 }
 
 func TestLoadReadsEveryVariable(t *testing.T) {
+	requireBackend(t, config.BackendDynamoDB)
 	c, err := config.Load(envOf(map[string]string{
 		"EDGELIMIT_BACKEND": "DynamoDB", "EDGELIMIT_TENANTS_TABLE": "t", "EDGELIMIT_COUNTERS_TABLE": "c",
 		"EDGELIMIT_KEY_HEADER": "x-key", "EDGELIMIT_LATENCY_BUDGET": "250ms", "EDGELIMIT_CONFIG_TTL": "0",
@@ -101,6 +115,7 @@ func TestBuildMemoryWithTenantsFile(t *testing.T) {
 // Without a token, the Upstash token is read from Secrets Manager: one signed
 // GetSecretValue request naming the secret.
 func TestUpstashTokenFromSecretsManager(t *testing.T) {
+	requireBackend(t, config.BackendUpstash)
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
 	t.Setenv("AWS_REGION", "eu-west-1")
@@ -162,6 +177,9 @@ func TestHotCounters(t *testing.T) {
 		{"upstash by default", upstashEnv, false},
 		{"upstash on", with(upstashEnv, "EDGELIMIT_HOT_COUNTERS", "ON"), true},
 	} {
+		if !built(tc.env["EDGELIMIT_BACKEND"]) {
+			continue
+		}
 		c, err := config.Load(envOf(tc.env))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -173,6 +191,9 @@ func TestHotCounters(t *testing.T) {
 		if _, hot := st.Counters.(*hotcounter.Store); hot != tc.hot || c.Hot() != tc.hot {
 			t.Errorf("%s: counters %T, want hot counters %v", tc.name, st.Counters, tc.hot)
 		}
+	}
+	if !built(config.BackendDynamoDB) {
+		return
 	}
 	for _, bad := range []map[string]string{
 		with(dynamo, "EDGELIMIT_HOT_COUNTERS", "maybe"),

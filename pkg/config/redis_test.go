@@ -19,6 +19,7 @@ import (
 )
 
 func TestLoadRedis(t *testing.T) {
+	requireBackend(t, config.BackendRedis)
 	c, err := config.Load(envOf(map[string]string{"EDGELIMIT_BACKEND": "redis",
 		"EDGELIMIT_REDIS_ADDR": "a.example:6379, b.example:6380", "EDGELIMIT_REDIS_CLUSTER": "true", "EDGELIMIT_REDIS_TLS": "1",
 		"EDGELIMIT_REDIS_USERNAME": "edge", "EDGELIMIT_REDIS_AUTH_TOKEN": "tok", "EDGELIMIT_REDIS_AUTH_TOKEN_SECRET_ARN": "arn:x",
@@ -50,6 +51,7 @@ func TestLoadRedis(t *testing.T) {
 // a wrong one does not; EDGELIMIT_REDIS_TLS=true speaks TLS, checked against the
 // system's CAs (so a server whose CA they lack is refused).
 func TestRedisFromEnvironment(t *testing.T) {
+	requireBackend(t, config.BackendRedis)
 	const token = "the-redis-auth-token"
 	srv := testenv.StartRedisServer(t, testenv.RedisServerConfig{Password: token})
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")

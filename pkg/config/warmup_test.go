@@ -80,6 +80,9 @@ func TestWarmUpOpensTheStoresConnection(t *testing.T) {
 			func() config.Options { return config.Options{HTTPClient: &http.Client{Transport: &http.Transport{}}} }},
 	}
 	for i, b := range backends {
+		if !built(b.name) {
+			continue
+		}
 		f := []*fakeStore{dynamo, up}[i]
 		for _, warm := range []bool{true, false} {
 			st := openStores(t, b.env, b.opts())
@@ -107,6 +110,7 @@ func TestWarmUpOpensTheStoresConnection(t *testing.T) {
 // A store that is down fails WarmUp with an error that says so, within a second, and
 // leaves the stores usable: the caller logs it and goes on. Memory needs no warm-up.
 func TestWarmUpOfAStoreThatIsDown(t *testing.T) {
+	requireBackend(t, config.BackendUpstash)
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close()
 	st := openStores(t, map[string]string{"EDGELIMIT_BACKEND": "upstash", "UPSTASH_REDIS_REST_URL": down.URL,
