@@ -116,6 +116,21 @@ func PrepareReplace(t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
 	return t, nil
 }
 
+// EncodeTenant returns the tenant that PrepareCreate or PrepareReplace made, with the
+// JSON a shared store keeps of it; their error passes through:
+//
+//	t, doc, err := store.EncodeTenant(store.PrepareReplace(t, ifVersion))
+func EncodeTenant(t tenant.Tenant, err error) (tenant.Tenant, []byte, error) {
+	if err != nil {
+		return tenant.Tenant{}, nil, err
+	}
+	doc, err := json.Marshal(t)
+	if err != nil {
+		return tenant.Tenant{}, nil, err
+	}
+	return t, doc, nil
+}
+
 // CheckRecord validates a key record for PutKey, its tenant id included.
 func CheckRecord(rec apikey.Record) error {
 	if !tenant.ValidID(rec.TenantID) {
@@ -171,6 +186,17 @@ func DecodeRecord(doc string) (apikey.Record, error) {
 		return apikey.Record{}, fmt.Errorf("tenantstore: stored key record: %w", err)
 	}
 	return rec, nil
+}
+
+// FindRecord returns the record of keyID among a tenant's key records kept as JSON (key
+// id -> record), decoded, and its JSON: ErrNotFound when the tenant has no such key.
+func FindRecord(docs map[string]string, keyID string) (apikey.Record, string, error) {
+	doc, ok := docs[keyID]
+	if !ok {
+		return apikey.Record{}, "", ErrNotFound
+	}
+	rec, err := DecodeRecord(doc)
+	return rec, doc, err
 }
 
 // DecodeRecords reads a tenant's key records kept as JSON (key id -> record) and sorts

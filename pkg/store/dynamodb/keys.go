@@ -163,11 +163,7 @@ func (s *Tenants) changeKey(ctx context.Context, tenantID, keyID string, plan fu
 		if err != nil {
 			return err
 		}
-		old, ok := st.keys[keyID]
-		if !ok {
-			return store.ErrNotFound
-		}
-		rec, err := store.DecodeRecord(old)
+		rec, old, err := store.FindRecord(st.keys, keyID)
 		if err != nil {
 			return err
 		}

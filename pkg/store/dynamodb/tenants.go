@@ -74,11 +74,7 @@ func numValue(n int64) types.AttributeValue {
 
 // Create stores a new tenant with version 1.
 func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, error) {
-	t, err := store.PrepareCreate(t)
-	if err != nil {
-		return tenant.Tenant{}, err
-	}
-	doc, err := json.Marshal(t)
+	t, doc, err := store.EncodeTenant(store.PrepareCreate(t))
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
@@ -140,11 +136,7 @@ func decodeTenant(item map[string]types.AttributeValue) (tenant.Tenant, error) {
 
 // Replace stores t when the stored version is ifVersion: one conditional UpdateItem.
 func (s *Tenants) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
-	t, err := store.PrepareReplace(t, ifVersion)
-	if err != nil {
-		return tenant.Tenant{}, err
-	}
-	doc, err := json.Marshal(t)
+	t, doc, err := store.EncodeTenant(store.PrepareReplace(t, ifVersion))
 	if err != nil {
 		return tenant.Tenant{}, err
 	}

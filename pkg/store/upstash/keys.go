@@ -120,11 +120,7 @@ func (s *Tenants) changeKey(ctx context.Context, tenantID, keyID string, plan fu
 		if err != nil {
 			return err
 		}
-		old, ok := st.Keys[keyID]
-		if !ok {
-			return store.ErrNotFound
-		}
-		rec, err := store.DecodeRecord(old)
+		rec, old, err := store.FindRecord(st.Keys, keyID)
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package upstash
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -92,11 +91,7 @@ func (s *Tenants) run(ctx context.Context, script *upstashrest.Script, keys []st
 
 // Create stores a new tenant with version 1: create.lua.
 func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, error) {
-	t, err := store.PrepareCreate(t)
-	if err != nil {
-		return tenant.Tenant{}, err
-	}
-	doc, err := json.Marshal(t)
+	t, doc, err := store.EncodeTenant(store.PrepareCreate(t))
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
@@ -127,11 +122,7 @@ func (s *Tenants) Get(ctx context.Context, id string) (tenant.Tenant, error) {
 
 // Replace stores t when the stored version is ifVersion: replace.lua.
 func (s *Tenants) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
-	t, err := store.PrepareReplace(t, ifVersion)
-	if err != nil {
-		return tenant.Tenant{}, err
-	}
-	doc, err := json.Marshal(t)
+	t, doc, err := store.EncodeTenant(store.PrepareReplace(t, ifVersion))
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
