@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
 // coldStartPeers are the functions BenchmarkColdStart starts: edgelimit's authorizer as
@@ -12,12 +14,17 @@ import (
 // Makefile's tags), each on the memory backend with the sample tenants so that no store
 // is reached; and the hello-world aws-lambda-go authorizer
 // (pkg/authorizer/testdata/hello), built the same way. hello is last.
-var coldStartPeers = []struct{ name, pkg, tag string }{
-	{"dynamodb", ".", "edgelimit.dynamodb"},
-	{"upstash", ".", "edgelimit.upstash"},
-	{"redis", ".", "edgelimit.redis"},
-	{"hello", "../../pkg/authorizer/testdata/hello", ""},
-}
+var coldStartPeers = func() []peer {
+	var peers []peer
+	for _, b := range testenv.AuthorizerBuilds {
+		peers = append(peers, peer{b.Backend, ".", b.Tag})
+	}
+	return append(peers, peer{"hello", "../../pkg/authorizer/testdata/hello", ""})
+}()
+
+// peer is a function BenchmarkColdStart starts: its name in the metrics, its package
+// and its build tag besides lambda.norpc.
+type peer struct{ name, pkg, tag string }
 
 // coldStart is what one start of a function under the emulator measured, in ms.
 type coldStart struct{ report, runtime, first float64 }

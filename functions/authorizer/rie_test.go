@@ -10,12 +10,7 @@ import (
 )
 
 // build builds pkg's bootstrap for the host, with tag ("": none) besides lambda.norpc.
-func build(tb testing.TB, pkg, tag string) string {
-	if tag == "" {
-		return testenv.BuildBootstrap(tb, pkg)
-	}
-	return testenv.BuildBootstrap(tb, pkg, tag)
-}
+func build(tb testing.TB, pkg, tag string) string { return testenv.BuildBootstrap(tb, pkg, tag) }
 
 // function is a bootstrap running under the Lambda runtime interface emulator.
 type function struct{ *testenv.Lambda }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
 // generate runs the suites in root and writes the report, its charts and README.md's
@@ -100,18 +102,18 @@ func bootstrapSizes(root string, log io.Writer) (sizes, error) {
 	defer os.RemoveAll(dir)
 	env := cleanEnv()
 	out := sizes{authorizer: map[string]int64{}}
-	for _, b := range authorizerBuilds {
-		art := filepath.Join(dir, b.backend)
-		mk := exec.Command("make", "--no-print-directory", b.target, "ARTIFACTS_DIR="+art)
+	for _, b := range testenv.AuthorizerBuilds {
+		art := filepath.Join(dir, b.Backend)
+		mk := exec.Command("make", "--no-print-directory", "build-"+b.LogicalID, "ARTIFACTS_DIR="+art)
 		mk.Dir, mk.Env, mk.Stdout, mk.Stderr = root, env, log, log
 		if err := mk.Run(); err != nil {
-			return sizes{}, fmt.Errorf("benchreport: make %s: %w", b.target, err)
+			return sizes{}, fmt.Errorf("benchreport: make build-%s: %w", b.LogicalID, err)
 		}
 		st, err := os.Stat(filepath.Join(art, "bootstrap"))
 		if err != nil {
 			return sizes{}, err
 		}
-		out.authorizer[b.backend] = st.Size()
+		out.authorizer[b.Backend] = st.Size()
 	}
 	hello := filepath.Join(dir, "hello")
 	gb := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", hello, "./pkg/authorizer/testdata/hello")

@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
+)
 
 // row is one line of the headline: one of our figures against a peer's (a ratio) or
 // against a bound, with the goal the project set for it, if any.
@@ -80,22 +84,22 @@ var headline = append([]row{
 // runtime init and its bootstrap's size against the hello-world's.
 func coldStartRows() []row {
 	var rows []row
-	for _, b := range authorizerBuilds {
-		rows = append(rows, row{what: "runtime init, " + b.title + " build (median of the emulator's `INIT REPORT`)",
+	for _, b := range testenv.AuthorizerBuilds {
+		rows = append(rows, row{what: "runtime init, " + b.Title + " build (median of the emulator's `INIT REPORT`)",
 			peer: "hello-world authorizer, started in turn", goal: "at most 1.3x", met: atMost(1.3),
 			suite: "coldstart", benches: []string{"BenchmarkColdStart"}, figure: func(r *report) (float64, string, bool) {
 				run := r.runs["coldstart"]
-				v, ok := run.median("BenchmarkColdStart", b.backend+"-runtime-init-ratio")
-				a, _ := run.median("BenchmarkColdStart", b.backend+"-runtime-init-ms")
+				v, ok := run.median("BenchmarkColdStart", b.Backend+"-runtime-init-ratio")
+				a, _ := run.median("BenchmarkColdStart", b.Backend+"-runtime-init-ms")
 				h, _ := run.median("BenchmarkColdStart", "hello-runtime-init-ms")
 				return v, fmt.Sprintf("%s (%s against %s)", times(v), millis(a), millis(h)), ok
 			}})
 	}
-	for _, b := range authorizerBuilds {
-		rows = append(rows, row{what: "stripped linux/arm64 bootstrap, " + b.title + " build",
+	for _, b := range testenv.AuthorizerBuilds {
+		rows = append(rows, row{what: "stripped linux/arm64 bootstrap, " + b.Title + " build",
 			peer: "hello-world authorizer, built the same way", goal: "at most 1.5x", met: atMost(1.5),
 			figure: func(r *report) (float64, string, bool) {
-				a, h := r.sizes.authorizer[b.backend], r.sizes.hello
+				a, h := r.sizes.authorizer[b.Backend], r.sizes.hello
 				if a == 0 || h == 0 {
 					return 0, "", false
 				}

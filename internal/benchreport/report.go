@@ -22,14 +22,6 @@ type sizes struct {
 	hello      int64
 }
 
-// authorizerBuilds are the authorizer's builds, one per backend: the Makefile's target
-// and the name BenchmarkColdStart reports it by, in the headline's order.
-var authorizerBuilds = []struct{ backend, title, target string }{
-	{"dynamodb", "DynamoDB", "build-AuthorizerFunction"},
-	{"upstash", "Upstash", "build-AuthorizerUpstashFunction"},
-	{"redis", "Redis", "build-AuthorizerRedisFunction"},
-}
-
 // report is one `make bench`: the machine, each suite's run, the bootstrap sizes.
 type report struct {
 	machine machine

@@ -9,12 +9,25 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// AuthorizerBuild is one build of the authorizer that template.yaml deploys: the
+// Backend it serves (and its name in reports), its function's logical id (the Makefile
+// target is build-<LogicalID>) and its build tag (pkg/config).
+type AuthorizerBuild struct{ Backend, Title, LogicalID, Tag string }
+
+// AuthorizerBuilds are the authorizer's builds, one per backend, in the reports' order.
+var AuthorizerBuilds = []AuthorizerBuild{
+	{"dynamodb", "DynamoDB", "AuthorizerFunction", "edgelimit.dynamodb"},
+	{"upstash", "Upstash", "AuthorizerUpstashFunction", "edgelimit.upstash"},
+	{"redis", "Redis", "AuthorizerRedisFunction", "edgelimit.redis"},
+}
 
 // builds caches BuildBootstrap's binaries: package path and tags -> *buildResult.
 var builds sync.Map
@@ -29,11 +42,11 @@ type buildResult struct {
 // to the test's) as Lambda's provided.al2023 runtime wants it, for the host: static,
 // stripped, without the RPC mode (CGO_ENABLED=0, -tags lambda.norpc, -ldflags "-s -w",
 // -trimpath, as the Makefile does for arm64), with tags added to lambda.norpc (the
-// authorizer's edgelimit.<backend>, say). It builds each package and tags once per
+// authorizer's edgelimit.<backend>, say; "" adds none). It builds each package and tags once per
 // test process, into a folder removed when the process's first caller's test ends.
 func BuildBootstrap(tb testing.TB, pkg string, tags ...string) string {
 	tb.Helper()
-	tagList := strings.Join(append([]string{"lambda.norpc"}, tags...), ",")
+	tagList := strings.Join(slices.DeleteFunc(append([]string{"lambda.norpc"}, tags...), func(t string) bool { return t == "" }), ",")
 	v, _ := builds.LoadOrStore(pkg+" "+tagList, &buildResult{})
 	r := v.(*buildResult)
 	r.once.Do(func() {
