@@ -73,7 +73,7 @@ comma := ,
 # $(call lambda-bootstrap,package[,tags]): a static, stripped linux/$(LAMBDA_GOARCH)
 # bootstrap, without the RPC mode that only the go1.x runtime used. The tags
 # edgelimit.dynamodb, edgelimit.upstash and edgelimit.redis build it with that backend
-# (and the memory one) alone; without them it has every backend (pkg/config).
+# (and the memory one) alone; without them it has every backend (internal/config).
 define lambda-bootstrap
 	@test -n "$(ARTIFACTS_DIR)" || { echo "ARTIFACTS_DIR is not set (sam build sets it)" >&2; exit 2; }
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH) go build -tags lambda.norpc$(if $(2),$(comma)$(2)) -ldflags "-s -w" -trimpath -o "$(ARTIFACTS_DIR)/bootstrap" $(1)

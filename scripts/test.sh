@@ -9,14 +9,14 @@ set -uo pipefail # no -e: a failing step must not hide the others
 RACE_PACKAGES=(./pkg/... ./internal/...)
 # Tests whose latency assertions are skipped under -race (it slows everything down):
 # run again without it, so that the latency budget is checked.
-TIMED_TESTS=(-run 'TestFaultsOnSharedStores' ./pkg/authorizer)
+TIMED_TESTS=(-run 'TestFaultsOnSharedStores' ./internal/authorizer)
 # Allocation bounds, which the race detector's sync.Pool makes meaningless: skipped under
 # -race, run again without.
 ALLOC_TESTS=(-run 'TestDecideAllocations' ./pkg/store/upstash)
 # The hot counters' 60 s simulation (which checks the table in docs/backends.md) and
 # real-time load on DynamoDB Local: shortened or skipped under -race, run again without.
 HOT_TESTS=(-run 'TestSimulation|TestHotTenantOnDynamoDBLocal' ./pkg/hotcounter)
-# pkg/config once more with each backend's build tag alone, as the template's authorizers
+# internal/config once more with each backend's build tag alone, as the template's authorizers
 # are built: the backends a tagged binary lacks are refused, and their tests skip.
 BACKEND_TAGS=(edgelimit.dynamodb edgelimit.upstash edgelimit.redis)
 
@@ -57,7 +57,7 @@ step "go test (latency, without -race)" go test -count=1 "${TIMED_TESTS[@]}"
 step "go test (allocations, without -race)" go test -count=1 "${ALLOC_TESTS[@]}"
 step "go test (hot counters, without -race)" go test -count=1 "${HOT_TESTS[@]}"
 for tag in "${BACKEND_TAGS[@]}"; do
-	step "go test -tags $tag ./pkg/config" go test -count=1 -tags "$tag" ./pkg/config
+	step "go test -tags $tag ./internal/config" go test -count=1 -tags "$tag" ./internal/config
 done
 mapfile -t others < <(other_packages)
 if ((${#others[@]} > 0)); then

@@ -17,12 +17,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/edgelimit/edgelimit/pkg/admin"
-	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	"github.com/edgelimit/edgelimit/pkg/config"
-	"github.com/edgelimit/edgelimit/pkg/config/awsdefault"
-	"github.com/edgelimit/edgelimit/pkg/console"
-	"github.com/edgelimit/edgelimit/pkg/devserver"
+	"github.com/edgelimit/edgelimit/internal/admin"
+	"github.com/edgelimit/edgelimit/internal/authorizer"
+	"github.com/edgelimit/edgelimit/internal/config"
+	"github.com/edgelimit/edgelimit/internal/config/awsdefault"
+	"github.com/edgelimit/edgelimit/internal/console"
+	"github.com/edgelimit/edgelimit/internal/devserver"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
@@ -59,7 +59,7 @@ type devOptions struct {
 	getenv                    func(string) string // os.Getenv
 }
 
-// runDev is `edgelimit dev`: flags, environment and wiring; pkg/devserver does the work.
+// runDev is `edgelimit dev`: flags, environment and wiring; internal/devserver does the work.
 func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit dev", flag.ContinueOnError)
 	o := devOptions{getenv: os.Getenv}

@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/edgelimit/edgelimit/internal/simulate"
 	"github.com/edgelimit/edgelimit/internal/tzdata"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/simulate"
 )
 
 // ruleFlags collects repeated --rule flags.
@@ -27,7 +27,7 @@ or RFC 3339.
 Prints one JSON object per request, then "allowed N of M". Input errors print
 "line N: reason" to stderr and exit 2 with nothing on stdout.`
 
-// runSimulate is `edgelimit simulate`: flags and files only; pkg/simulate does the work.
+// runSimulate is `edgelimit simulate`: flags and files only; internal/simulate does the work.
 func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit simulate", flag.ContinueOnError)
 	var rules ruleFlags

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/upstashlocal"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 )
 
 const upstashLocalUsage = `usage: edgelimit upstash-local [--redis HOST:PORT] [--listen 127.0.0.1:8079] [--token TOKEN]

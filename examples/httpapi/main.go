@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/edgelimit/edgelimit/pkg/config"
+	"github.com/edgelimit/edgelimit/internal/config"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/middleware"
 )

@@ -1,6 +1,6 @@
 // Command admin is the admin API function of edgelimit: wiring only. It reads the
-// environment (pkg/config), builds the tenant and counter stores, and serves the admin
-// API (pkg/admin) from API Gateway proxy events, REST API payload 1.0 or HTTP API
+// environment (internal/config), builds the tenant and counter stores, and serves the admin
+// API (internal/admin) from API Gateway proxy events, REST API payload 1.0 or HTTP API
 // payload 2.0. template.yaml and the Makefile's build-<LogicalId> targets build and
 // deploy it as the provided.al2023 "bootstrap".
 package main
@@ -13,8 +13,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/edgelimit/edgelimit/pkg/admin"
-	"github.com/edgelimit/edgelimit/pkg/config"
+	"github.com/edgelimit/edgelimit/internal/admin"
+	"github.com/edgelimit/edgelimit/internal/config"
 )
 
 func main() {

@@ -13,13 +13,13 @@ import (
 // the template deploys it, built once per backend with that backend alone (the
 // Makefile's tags), each on the memory backend with the sample tenants so that no store
 // is reached; and the hello-world aws-lambda-go authorizer
-// (pkg/authorizer/testdata/hello), built the same way. hello is last.
+// (internal/authorizer/testdata/hello), built the same way. hello is last.
 var coldStartPeers = func() []peer {
 	var peers []peer
 	for _, b := range testenv.AuthorizerBuilds {
 		peers = append(peers, peer{b.Backend, ".", b.Tag})
 	}
-	return append(peers, peer{"hello", "../../pkg/authorizer/testdata/hello", ""})
+	return append(peers, peer{"hello", "../../internal/authorizer/testdata/hello", ""})
 }()
 
 // peer is a function BenchmarkColdStart starts: its name in the metrics, its package

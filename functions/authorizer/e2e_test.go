@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/dynamodb"
 	"github.com/edgelimit/edgelimit/pkg/store/redis"
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 var eventsDir = filepath.Join("..", "..", "events", "authorizer")

@@ -1,7 +1,7 @@
 // Command authorizer is the Lambda REQUEST authorizer of edgelimit: wiring only. It
-// reads the environment (pkg/config), builds the stores, opens their connection
+// reads the environment (internal/config), builds the stores, opens their connection
 // (config.Stores.WarmUp) and the gate (pkg/gate), and serves API Gateway's authorizer
-// events (pkg/authorizer). template.yaml and the Makefile's build-<LogicalId> targets
+// events (internal/authorizer). template.yaml and the Makefile's build-<LogicalId> targets
 // build and deploy it as the provided.al2023 "bootstrap".
 package main
 
@@ -13,8 +13,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/edgelimit/edgelimit/pkg/authorizer"
-	"github.com/edgelimit/edgelimit/pkg/config"
+	"github.com/edgelimit/edgelimit/internal/authorizer"
+	"github.com/edgelimit/edgelimit/internal/config"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 

@@ -116,7 +116,7 @@ func bootstrapSizes(root string, log io.Writer) (sizes, error) {
 		out.authorizer[b.Backend] = st.Size()
 	}
 	hello := filepath.Join(dir, "hello")
-	gb := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", hello, "./pkg/authorizer/testdata/hello")
+	gb := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", hello, "./internal/authorizer/testdata/hello")
 	gb.Dir, gb.Env, gb.Stdout, gb.Stderr = root, append(env, "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64"), log, log
 	if err := gb.Run(); err != nil {
 		return sizes{}, fmt.Errorf("benchreport: go build hello: %w", err)

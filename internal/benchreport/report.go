@@ -166,11 +166,11 @@ var notes = map[string]string{
 		"with the counter cold (10 decisions a second) and hot (10,000 a second). Writes and round trips are the " +
 		"calls the counter store receives per decision; a hot counter is decided in memory, one reservation per lease.",
 	"authorizer": "The raw event in, the reply's JSON out, with the log line and the EMF document, through " +
-		"aws-lambda-go's handler as the runtime calls it; the hello-world authorizer (pkg/authorizer/testdata/hello) " +
+		"aws-lambda-go's handler as the runtime calls it; the hello-world authorizer (internal/authorizer/testdata/hello) " +
 		"lets aws-lambda-go decode the event into its type and encode the response. " +
 		"`TestInvokeWarmAllocations` fails past 30 allocations.",
 	"coldstart": "The template deploys the authorizer built for its Backend alone (the Makefile's " +
-		"`build-Authorizer*Function` targets, pkg/config's build tags), so each backend's build is measured: the " +
+		"`build-Authorizer*Function` targets, internal/config's build tags), so each backend's build is measured: the " +
 		"three and the hello-world are built for this machine as the Makefile builds them for arm64, and started in " +
 		"turn under the runtime interface emulator, each authorizer on the memory backend with the sample tenants " +
 		"file so that no store is reached. `runtime-init-ms` is the emulator's `INIT REPORT`: from the bootstrap's " +

@@ -19,10 +19,10 @@ var notInAuthorizer = map[string]string{
 }
 
 // otherBackends are the clients that each backend's authorizer must not link: the
-// other backends' (pkg/config's build tags). The Redis store shares the Upstash
-// store's scripts, and so links pkg/upstashrest's small client.
+// other backends' (internal/config's build tags). The Redis store shares the Upstash
+// store's scripts, and so links internal/upstashrest's small client.
 var otherBackends = map[string][]string{
-	"edgelimit.dynamodb": {"github.com/redis/rueidis", "github.com/edgelimit/edgelimit/pkg/upstashrest"},
+	"edgelimit.dynamodb": {"github.com/redis/rueidis", "github.com/edgelimit/edgelimit/internal/upstashrest"},
 	"edgelimit.upstash":  {"github.com/aws/aws-sdk-go-v2/service/dynamodb", "github.com/redis/rueidis"},
 	"edgelimit.redis":    {"github.com/aws/aws-sdk-go-v2/service/dynamodb"},
 }

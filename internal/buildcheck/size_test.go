@@ -17,7 +17,7 @@ import (
 const maxSizeRatio = 1.5
 
 // Each authorizer's bootstrap, as its `make build-<LogicalId>` target leaves it, is at
-// most maxSizeRatio times the hello-world authorizer's (pkg/authorizer/testdata/hello)
+// most maxSizeRatio times the hello-world authorizer's (internal/authorizer/testdata/hello)
 // built the same way for linux/arm64. Sizes are deterministic: a test, where the cold
 // start's timings are a benchmark (functions/authorizer BenchmarkColdStart). It was 1.85
 // times before the functions took their AWS configuration from the environment alone
@@ -30,14 +30,14 @@ func TestBootstrapSizeAgainstHello(t *testing.T) {
 	}
 	dir := t.TempDir()
 	hello := filepath.Join(dir, "hello")
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", hello, "./pkg/authorizer/testdata/hello")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags", "-s -w", "-trimpath", "-o", hello, "./internal/authorizer/testdata/hello")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build hello: %v\n%s", err, out)
 	}
 	checkELF(t, hello, elf.EM_AARCH64)
-	checkBuildInfo(t, hello, "github.com/edgelimit/edgelimit/pkg/authorizer/testdata/hello", "lambda.norpc", "arm64")
+	checkBuildInfo(t, hello, "github.com/edgelimit/edgelimit/internal/authorizer/testdata/hello", "lambda.norpc", "arm64")
 	h := size(t, hello)
 	for _, fn := range functions {
 		if fn.pkg != authorizerPkg {

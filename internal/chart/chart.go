@@ -1,5 +1,5 @@
 // Package chart draws docs/algorithms.svg: how each algorithm treats one burst of
-// traffic, from `edgelimit simulate`'s own output (pkg/simulate), so the picture in the
+// traffic, from `edgelimit simulate`'s own output (internal/simulate), so the picture in the
 // README cannot drift from what the limiter does. TestChart regenerates it and fails
 // when the committed file differs (go test ./internal/chart -update rewrites it).
 package chart
@@ -14,8 +14,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/edgelimit/edgelimit/internal/simulate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/simulate"
 )
 
 // Chart is what the picture shows: the offered requests and each algorithm's admitted
@@ -54,7 +54,7 @@ type decision struct {
 	DelayMs int64   `json:"delay_ms"`
 }
 
-// Run replays trace through each algorithm with pkg/simulate and returns the chart.
+// Run replays trace through each algorithm with internal/simulate and returns the chart.
 func Run(trace []byte) (Chart, error) {
 	var c Chart
 	for _, a := range Algorithms {

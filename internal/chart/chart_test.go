@@ -32,7 +32,7 @@ func load(t *testing.T) Chart {
 	return c
 }
 
-// TestChart redraws docs/algorithms.svg from the sample trace through pkg/simulate and
+// TestChart redraws docs/algorithms.svg from the sample trace through internal/simulate and
 // requires the committed file to match.
 func TestChart(t *testing.T) {
 	svg := SVG(load(t), title)

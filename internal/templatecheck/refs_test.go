@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/edgelimit/edgelimit/internal/config"
 	"github.com/edgelimit/edgelimit/internal/testenv"
-	"github.com/edgelimit/edgelimit/pkg/config"
 )
 
-// The environment variables the functions read (pkg/config, the README's Configuration
+// The environment variables the functions read (internal/config, the README's Configuration
 // table), less the endpoint overrides that only local runs set. A name outside this
 // list is a typo that Load would never see.
 var documentedVariables = []string{
@@ -48,7 +48,7 @@ func TestEnvironmentVariablesAreDocumented(t *testing.T) {
 		checkBackendVariables(t, fn, vars)
 	}
 	if len(undocumented) > 0 {
-		t.Logf("not in the README yet (pkg/config reads them): %v", undocumented)
+		t.Logf("not in the README yet (internal/config reads them): %v", undocumented)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 
 // AuthorizerBuild is one build of the authorizer that template.yaml deploys: the
 // Backend it serves (and its name in reports), its function's logical id (the Makefile
-// target is build-<LogicalID>) and its build tag (pkg/config).
+// target is build-<LogicalID>) and its build tag (internal/config).
 type AuthorizerBuild struct{ Backend, Title, LogicalID, Tag string }
 
 // AuthorizerBuilds are the authorizer's builds, one per backend, in the reports' order.

@@ -1,5 +1,5 @@
 // Package gate turns one request into one rate-limit decision: the core shared by the
-// Lambda authorizer (pkg/authorizer), the middleware and `edgelimit dev`. It knows
+// Lambda authorizer (internal/authorizer), the middleware and `edgelimit dev`. It knows
 // nothing of API Gateway events or HTTP; callers hand it a Request (method, route, API
 // key, source IP, cost) and render the Result their own way.
 //

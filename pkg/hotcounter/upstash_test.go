@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // upstashStore is the upstash store on the local Upstash server, counting requests.

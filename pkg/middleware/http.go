@@ -3,7 +3,7 @@ package middleware
 import (
 	"net/http"
 
-	"github.com/edgelimit/edgelimit/pkg/request"
+	"github.com/edgelimit/edgelimit/internal/request"
 )
 
 // Handler wraps next: each request is decided first; see the package doc. The route

@@ -8,7 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/edgelimit/edgelimit/pkg/request"
+	"github.com/edgelimit/edgelimit/internal/request"
 )
 
 // The aws-lambda-go handler shapes the middleware wraps.

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/answer"
 	"github.com/edgelimit/edgelimit/internal/wait"
-	"github.com/edgelimit/edgelimit/pkg/answer"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 

@@ -126,7 +126,7 @@ func TestWrappers(t *testing.T) {
 }
 
 // A key sent with whitespace around it is the key, on every wrapper, as it is for the
-// authorizer (pkg/request reads every kind of request alike); before, the middleware
+// authorizer (internal/request reads every kind of request alike); before, the middleware
 // answered it 401 while the authorizer allowed it.
 func TestKeyWithWhitespaceIsTheKey(t *testing.T) {
 	for name, send := range map[string]func(f *fixture, key string, calls *atomic.Int64) response{

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 )
 
 // DefaultDialTimeout bounds one connection attempt when Config.DialTimeout is zero.

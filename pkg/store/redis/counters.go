@@ -8,10 +8,10 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 var _ store.Counters = (*Counters)(nil)

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // TestRoundTrips reads the commands the client writes: one EVALSHA per decision in the

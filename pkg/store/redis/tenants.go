@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // DefaultPrefix starts every key of a Tenants whose TenantsConfig.Prefix is empty, as

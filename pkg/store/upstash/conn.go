@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 )
 
 // TenantsConn carries a Tenants' commands to Redis: over the Upstash REST API

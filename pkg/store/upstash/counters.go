@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 var _ store.Counters = (*Counters)(nil)

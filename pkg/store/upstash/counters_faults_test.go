@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // TestStoreRoundTrips counts HTTP requests: one per decision in the steady state,

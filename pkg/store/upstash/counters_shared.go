@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // This file is what pkg/store/redis, the same Counters over RESP, shares with this

@@ -1,5 +1,5 @@
 // Package upstash is the storage over Upstash Redis, Counters and Tenants, through
-// the project's REST client (pkg/upstashrest). Every write is a Lua script (the .lua
+// the project's REST client (internal/upstashrest). Every write is a Lua script (the .lua
 // files beside this package's Go), which declares in KEYS every key it touches, as
 // Upstash's per-key locking requires.
 //

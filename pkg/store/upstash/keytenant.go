@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 var (

@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 var _ store.Tenants = (*Tenants)(nil)

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // This file is what pkg/store/redis, the same Tenants over RESP, shares with this

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
-	"github.com/edgelimit/edgelimit/pkg/upstashrest"
 )
 
 // newClient connects to the local Upstash-compatible server in front of a real

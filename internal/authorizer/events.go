@@ -1,0 +1,97 @@
+package authorizer
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/edgelimit/edgelimit/internal/request"
+	"github.com/edgelimit/edgelimit/pkg/gate"
+)
+
+// ErrTokenEvent is returned for a TOKEN authorizer event (request.ErrTokenEvent).
+var ErrTokenEvent = request.ErrTokenEvent
+
+// The events without the ARN their policy would name.
+var (
+	errNoMethodArn = errors.New("authorizer: REST event without a methodArn: not an API Gateway REQUEST authorizer event")
+	errNoRouteArn  = errors.New("authorizer: HTTP API event without a routeArn: not an API Gateway authorizer event")
+)
+
+// REST answers a REST API (v1) REQUEST authorizer event (also the HTTP API's payload
+// format 1.0) with an IAM policy on the event's methodArn, or ErrUnauthorized.
+func (h *Handler) REST(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+	resp, _, err := h.RESTResult(ctx, ev)
+	return resp, err
+}
+
+// RESTResult is REST, also returning the gate's Result, for callers that render the
+// decision themselves (headers for `edgelimit dev`). The Result is the zero Result when
+// the event was refused before the gate was asked.
+func (h *Handler) RESTResult(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequestTypeRequest) (events.APIGatewayCustomAuthorizerResponse, gate.Result, error) {
+	req, err := request.FromRESTAuthorizer(ev, h.gate.KeyHeader())
+	if err != nil {
+		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, err
+	}
+	if ev.MethodArn == "" {
+		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, errNoMethodArn
+	}
+	res, err := h.decide(ctx, req, ev.RequestContext.RequestID)
+	if err != nil {
+		return events.APIGatewayCustomAuthorizerResponse{}, res, err
+	}
+	resp := events.APIGatewayCustomAuthorizerResponse{
+		PrincipalID:    principal(res),
+		PolicyDocument: policy(res.Status == gate.Allowed, ev.MethodArn),
+		Context:        contextOf(res),
+	}
+	if h.usage == UsageAPIKey {
+		resp.UsageIdentifierKey = req.APIKey
+	}
+	return resp, res, nil
+}
+
+// HTTP answers an HTTP API payload 2.0 event with the simple response, or
+// ErrUnauthorized.
+func (h *Handler) HTTP(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
+	res, err := h.decide(ctx, request.FromHTTPAuthorizer(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
+	if err != nil {
+		return events.APIGatewayV2CustomAuthorizerSimpleResponse{}, err
+	}
+	return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: res.Status == gate.Allowed, Context: contextOf(res)}, nil
+}
+
+// HTTPIAM answers an HTTP API payload 2.0 event with an IAM policy on its routeArn, or
+// ErrUnauthorized.
+func (h *Handler) HTTPIAM(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerIAMPolicyResponse, error) {
+	if ev.RouteArn == "" {
+		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, errNoRouteArn
+	}
+	res, err := h.decide(ctx, request.FromHTTPAuthorizer(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
+	if err != nil {
+		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, err
+	}
+	return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{
+		PrincipalID:    principal(res),
+		PolicyDocument: policy(res.Status == gate.Allowed, ev.RouteArn),
+		Context:        contextOf(res),
+	}, nil
+}
+
+// decide runs the gate and reports the decision. It returns ErrUnauthorized for an
+// Unauthorized result; the gate's own errors (a cost no rule admits) pass through.
+func (h *Handler) decide(ctx context.Context, req gate.Request, requestID string) (gate.Result, error) {
+	start := time.Now()
+	res, err := h.gate.Check(ctx, req)
+	elapsed := time.Since(start)
+	if err != nil {
+		return res, err
+	}
+	h.observe(ctx, &res, elapsed, requestID)
+	if res.Status == gate.Unauthorized {
+		return res, ErrUnauthorized
+	}
+	return res, nil
+}

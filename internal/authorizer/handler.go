@@ -1,0 +1,136 @@
+package authorizer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/edgelimit/edgelimit/internal/request"
+	"github.com/edgelimit/edgelimit/pkg/gate"
+)
+
+// HTTPResponse chooses the HTTP API (v2) response format.
+type HTTPResponse string
+
+// The HTTP API response formats (EDGELIMIT_HTTP_API_RESPONSE).
+const (
+	SimpleResponse HTTPResponse = "simple" // {"isAuthorized": ..., "context": ...}
+	IAMResponse    HTTPResponse = "iam"    // an IAM policy on the routeArn
+)
+
+// UsageIdentifier chooses the REST response's usageIdentifierKey.
+type UsageIdentifier string
+
+// The usageIdentifierKey choices (EDGELIMIT_USAGE_IDENTIFIER); see the package doc.
+const (
+	UsageNone   UsageIdentifier = "none"    // leave it out (the default)
+	UsageAPIKey UsageIdentifier = "api-key" // the caller's API key, for usage plans
+)
+
+// ErrUnauthorized is API Gateway's contract for a 401: the error whose message is
+// exactly "Unauthorized".
+var ErrUnauthorized = errors.New("Unauthorized")
+
+// Config configures a Handler. Gate is required; other zero values mean the defaults
+// written beside each field.
+type Config struct {
+	Gate *gate.Gate
+	// HTTPResponse is the HTTP API response format; "" means SimpleResponse.
+	HTTPResponse HTTPResponse
+	// UsageIdentifier is what the REST response carries as usageIdentifierKey; ""
+	// means UsageNone.
+	UsageIdentifier UsageIdentifier
+	// Logger receives one line per decision; nil means the line slog's JSON handler
+	// would write, on LogWriter at LogLevel, written without slog (faster).
+	Logger *slog.Logger
+	// LogWriter and LogLevel are those of the default logger (Logger nil): nil means
+	// stdout; the zero level is Info, and above it the decisions are not logged.
+	LogWriter io.Writer
+	LogLevel  slog.Level
+	// Metrics receives one EMF document per decision; nil means stdout.
+	Metrics io.Writer
+	// Namespace is the CloudWatch metrics namespace; "" means "edgelimit".
+	Namespace string
+}
+
+// Handler answers authorizer events. Create it with New; it is safe for concurrent use.
+type Handler struct {
+	gate    *gate.Gate
+	http    HTTPResponse
+	usage   UsageIdentifier
+	log     *slog.Logger // nil: lines
+	lines   *decisionLog
+	metrics *emf
+}
+
+// New checks cfg and returns a Handler.
+func New(cfg Config) (*Handler, error) {
+	if cfg.Gate == nil {
+		return nil, errors.New("authorizer: Config.Gate is required")
+	}
+	switch cfg.HTTPResponse {
+	case "":
+		cfg.HTTPResponse = SimpleResponse
+	case SimpleResponse, IAMResponse:
+	default:
+		return nil, fmt.Errorf("authorizer: HTTP API response %q: want %q or %q", cfg.HTTPResponse, SimpleResponse, IAMResponse)
+	}
+	switch cfg.UsageIdentifier {
+	case "":
+		cfg.UsageIdentifier = UsageNone
+	case UsageNone, UsageAPIKey:
+	default:
+		return nil, fmt.Errorf("authorizer: usage identifier %q: want %q or %q", cfg.UsageIdentifier, UsageNone, UsageAPIKey)
+	}
+	if cfg.LogWriter == nil {
+		cfg.LogWriter = os.Stdout
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = os.Stdout
+	}
+	if cfg.Namespace == "" {
+		cfg.Namespace = "edgelimit"
+	}
+	return &Handler{gate: cfg.Gate, http: cfg.HTTPResponse, usage: cfg.UsageIdentifier,
+		log: cfg.Logger, lines: &decisionLog{w: cfg.LogWriter, level: cfg.LogLevel},
+		metrics: newEMF(cfg.Metrics, cfg.Namespace)}, nil
+}
+
+// Invoke answers one raw authorizer event: it is the lambda.Handler of the function.
+// It returns ErrUnauthorized for a 401 and a descriptive error for an event it cannot
+// answer (see the package doc); backend failures are answered, never errors. It reads
+// the event in one pass (request.ParseAuthorizerEvent) and writes the reply's JSON
+// itself: the bytes encoding/json writes for the response REST, HTTP or HTTPIAM
+// returns.
+func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	ev, err := request.ParseAuthorizerEvent(payload, h.gate.KeyHeader())
+	if err != nil {
+		return nil, err
+	}
+	iam := ev.Kind == request.HTTPEvent && h.http == IAMResponse
+	switch {
+	case ev.Kind == request.RESTEvent && ev.MethodArn == "":
+		return nil, errNoMethodArn
+	case iam && ev.RouteArn == "":
+		return nil, errNoRouteArn
+	}
+	res, err := h.decide(ctx, ev.Request, ev.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, replySize)
+	switch {
+	case ev.Kind == request.RESTEvent:
+		usageKey := ""
+		if h.usage == UsageAPIKey {
+			usageKey = ev.Request.APIKey
+		}
+		return appendPolicyResponse(out, &res, ev.MethodArn, usageKey), nil
+	case iam:
+		return appendPolicyResponse(out, &res, ev.RouteArn, ""), nil
+	}
+	return appendSimpleResponse(out, &res), nil
+}

@@ -1,0 +1,44 @@
+//go:build edgelimit.upstash || !(edgelimit.dynamodb || edgelimit.redis)
+
+package config
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
+	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+)
+
+// hasUpstash: this build has the upstash backend (see Backends).
+const hasUpstash = true
+
+// buildUpstash makes the upstash backend's stores over one REST client, after reading
+// the token from Secrets Manager when that is where it is.
+func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error) {
+	token := c.UpstashToken
+	if token == "" {
+		var err error
+		if token, err = c.readSecret(ctx, opts, EnvUpstashSecretARN, c.UpstashSecretARN); err != nil {
+			return nil, err
+		}
+	}
+	client, err := upstashrest.NewClient(upstashrest.Config{URL: c.UpstashURL, Token: token,
+		HTTPClient: opts.HTTPClient, KeyLocking: c.UpstashLocking, Pipelining: c.UpstashPipelining})
+	if err != nil {
+		return nil, fmt.Errorf("config: %s: %w", EnvUpstashURL, err)
+	}
+	return &Stores{
+		Tenants:  upstash.NewTenants(client, upstash.TenantsConfig{Prefix: c.UpstashPrefix}),
+		Counters: upstash.NewCounters(client, upstash.CountersConfig{}),
+		warmUp:   upstashWarmUp(client),
+	}, nil
+}
+
+// upstashWarmUp returns the warm-up of client: a PING.
+func upstashWarmUp(client *upstashrest.Client) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := client.Do(ctx, "PING")
+		return err
+	}
+}

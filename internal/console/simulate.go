@@ -1,0 +1,142 @@
+package console
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/edgelimit/edgelimit/internal/admin"
+	"github.com/edgelimit/edgelimit/internal/simulate"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// MaxSimulateBytes bounds a simulate request's body.
+const MaxSimulateBytes = 1 << 20
+
+// simulateRequest is the body of POST SimulatePath.
+type simulateRequest struct {
+	Rules    []json.RawMessage `json:"rules"`
+	Timezone string            `json:"timezone"` // "" means UTC
+	Trace    string            `json:"trace"`    // TIME[,KEY[,COST[,ADDR]]] lines, as `edgelimit simulate` reads them
+}
+
+// Decision is one request of a simulation, as `edgelimit simulate` prints it.
+type Decision struct {
+	T            float64 `json:"t"`
+	Key          string  `json:"key"`
+	Cost         int64   `json:"cost"`
+	Allowed      bool    `json:"allowed"`
+	Remaining    int64   `json:"remaining"`
+	RetryAfterMs int64   `json:"retry_after_ms"`
+	DelayMs      *int64  `json:"delay_ms,omitempty"`
+}
+
+// simulateJSON is the answer of POST SimulatePath.
+type simulateJSON struct {
+	Decisions []Decision `json:"decisions"`
+	Allowed   int        `json:"allowed"`
+	Total     int        `json:"total"`
+}
+
+// serveSimulate answers POST SimulatePath: the trace through the rule set, each key
+// with its own state, as `edgelimit simulate` replays it. Nothing is stored.
+func serveSimulate(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeProblem(w, r, http.StatusMethodNotAllowed, "method-not-allowed", "", "use POST")
+		return
+	}
+	var req simulateRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxSimulateBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeProblem(w, r, http.StatusBadRequest, "invalid-json", "", "the body must be {\"rules\": [...], \"timezone\": \"...\", \"trace\": \"...\"}: "+err.Error())
+		return
+	}
+	set, field, err := ruleSet(req)
+	if err != nil {
+		writeProblem(w, r, http.StatusUnprocessableEntity, "invalid-field", field, err.Error())
+		return
+	}
+	reqs, err := simulate.ParseTrace(strings.NewReader(req.Trace), set)
+	if err == nil {
+		var out simulateJSON
+		if out, err = run(set, reqs); err == nil {
+			writeJSON(w, http.StatusOK, out)
+			return
+		}
+	}
+	writeProblem(w, r, http.StatusUnprocessableEntity, "invalid-field", "trace", err.Error())
+}
+
+// ruleSet builds the set of req's rules in its time zone; an error names the field.
+func ruleSet(req simulateRequest) (*limiter.Set, string, error) {
+	zone := req.Timezone
+	if zone == "" {
+		zone = "UTC"
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil || zone == "Local" {
+		return nil, "timezone", fmt.Errorf("%q is not an IANA time zone such as \"Europe/London\"", zone)
+	}
+	if len(req.Rules) == 0 {
+		return nil, "rules", errors.New("give at least one rule")
+	}
+	rules := make([]limiter.Rule, len(req.Rules))
+	for i, raw := range req.Rules {
+		if rules[i], err = limiter.ParseRule(raw); err != nil {
+			return nil, "rules[" + strconv.Itoa(i) + "]", err
+		}
+	}
+	set, err := limiter.NewSet(rules, limiter.FixedZone(loc))
+	return set, "rules", err
+}
+
+// run replays reqs with simulate.Run and reads its output back: the answer is what
+// `edgelimit simulate` prints, line for line.
+func run(set *limiter.Set, reqs []simulate.Request) (simulateJSON, error) {
+	var buf bytes.Buffer
+	if err := simulate.Run(set, reqs, &buf); err != nil {
+		return simulateJSON{}, err
+	}
+	out := simulateJSON{Decisions: []Decision{}, Total: len(reqs)}
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "allowed ") {
+			break
+		}
+		var d Decision
+		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+			return simulateJSON{}, err
+		}
+		if d.Allowed {
+			out.Allowed++
+		}
+		out.Decisions = append(out.Decisions, d)
+	}
+	return out, nil
+}
+
+// writeProblem answers an RFC 9457 problem, as the admin API does.
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, slug, field, detail string) {
+	body, _ := json.Marshal(admin.Problem{Type: admin.ProblemTypeBase + slug, Title: http.StatusText(status),
+		Status: status, Detail: detail, Instance: r.URL.Path, Field: field})
+	w.Header().Set("Content-Type", admin.ProblemContentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}

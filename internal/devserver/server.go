@@ -1,0 +1,100 @@
+package devserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/edgelimit/edgelimit/internal/answer"
+	"github.com/edgelimit/edgelimit/internal/authorizer"
+	"github.com/edgelimit/edgelimit/internal/request"
+)
+
+// Config configures the gateway. Authorizer and Admin are required.
+type Config struct {
+	Authorizer *authorizer.Handler
+	// Admin serves the admin API, mounted under /admin/.
+	Admin http.Handler
+	// Upstream receives the allowed requests; nil means the built-in echo.
+	Upstream *url.URL
+}
+
+// Server is the local gateway; it is an http.Handler.
+type Server struct {
+	auth  *authorizer.Handler
+	admin http.Handler
+	next  http.Handler
+}
+
+// New returns the gateway of cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Authorizer == nil || cfg.Admin == nil {
+		return nil, errors.New("devserver: Config.Authorizer and Config.Admin are required")
+	}
+	s := &Server{auth: cfg.Authorizer, admin: http.StripPrefix("/admin", cfg.Admin), next: http.HandlerFunc(echo)}
+	if cfg.Upstream != nil {
+		s.next = httputil.NewSingleHostReverseProxy(cfg.Upstream)
+	}
+	return s, nil
+}
+
+// ServeHTTP routes /admin/ to the admin API and decides every other request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
+		s.admin.ServeHTTP(w, r)
+		return
+	}
+	resp, res, err := s.auth.RESTResult(r.Context(), request.RESTAuthorizerEvent(r, requestID()))
+	switch {
+	case errors.Is(err, authorizer.ErrUnauthorized):
+		answer.For(res).Write(w) // res.Status is Unauthorized: 401
+	case err != nil:
+		answer.Internal().Write(w)
+	case !allowed(resp):
+		answer.Denied(res).Write(w)
+	default:
+		answer.For(res).Write(w) // the rate-limit fields; the upstream answers
+		s.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)))
+	}
+}
+
+func allowed(resp events.APIGatewayCustomAuthorizerResponse) bool {
+	for _, st := range resp.PolicyDocument.Statement {
+		if st.Effect != "Allow" {
+			return false
+		}
+	}
+	return len(resp.PolicyDocument.Statement) > 0
+}
+
+// contextKey carries the authorizer's context to the echo.
+type contextKey struct{}
+
+// echo answers an allowed request with what the gateway saw and decided.
+func echo(w http.ResponseWriter, r *http.Request) {
+	decision, _ := r.Context().Value(contextKey{}).(map[string]any)
+	writeJSON(w, http.StatusOK, map[string]any{"method": r.Method, "path": r.URL.Path, "authorizer": decision})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+func requestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
