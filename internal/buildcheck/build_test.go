@@ -146,20 +146,20 @@ func checkBuildInfo(t *testing.T, path, pkg, tags, goarch string) {
 	}
 }
 
-// checkTZData: the binary embeds the time zone database, as internal/tzdata's
-// compressed copy (the bytes of zoneinfo.chunks, verbatim).
+// checkTZData: the binary embeds the time zone database, pkg/tenant's zoneinfo.zip
+// (its bytes, verbatim).
 func checkTZData(t *testing.T, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gz, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal", "tzdata", "zoneinfo.chunks"))
+	gz, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "pkg", "tenant", "zoneinfo.zip"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(data, gz) {
-		t.Error("bootstrap does not embed the time zone database: load zones with internal/tzdata")
+		t.Error("bootstrap does not embed the time zone database: load zones with tenant.LoadLocation")
 	}
 }
 

@@ -4,8 +4,8 @@
 // Linux ELF for arm64 (the template's architecture) whatever GOOS and GOARCH the
 // environment exports, for the LAMBDA_GOARCH given to make otherwise, built with
 // -tags lambda.norpc, -trimpath and CGO off, with the
-// time zone database embedded (internal/tzdata's compressed copy: the provided.al2023
-// image may lack zoneinfo). TestBootstrapSizeAgainstHello bounds the authorizer's
+// time zone database embedded (pkg/tenant's zoneinfo.zip, which every zone is loaded
+// from, whatever the image's zoneinfo). TestBootstrapSizeAgainstHello bounds the authorizer's
 // bootstrap against the hello-world's, and TestAuthorizerImports keeps packages it does
 // not need (the SDK's DynamoDB expression builder and attribute marshaling) out of it.
 //

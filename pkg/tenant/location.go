@@ -1,17 +1,33 @@
 package tenant
 
 import (
+	"archive/zip"
+	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/edgelimit/edgelimit/internal/tzdata"
 )
 
-// locations caches loaded zones by name: tzdata.LoadLocation (the system's database,
-// else the embedded copy) reads and parses a file on every call. Only names that loaded are cached, and at most maxCachedZones of them.
+//go:generate cp $GOROOT/lib/time/zoneinfo.zip zoneinfo.zip
+
+// zoneinfoZip is Go's time zone database, lib/time/zoneinfo.zip of the toolchain (the
+// bytes time/tzdata embeds). Every zone is loaded from it, never from the system's
+// files (ZONEINFO, /usr/share/zoneinfo), so that every instance computes the same
+// windows whatever image it runs on.
+//
+//go:embed zoneinfo.zip
+var zoneinfoZip string
+
+// zoneinfo is zoneinfoZip opened, on the first zone loaded.
+var zoneinfo = sync.OnceValues(func() (*zip.Reader, error) {
+	return zip.NewReader(strings.NewReader(zoneinfoZip), int64(len(zoneinfoZip)))
+})
+
+// locations caches loaded zones by name: embeddedLocation reads and parses a zone file
+// on every call. Only names that loaded are cached, and at most maxCachedZones of them.
 var (
 	locations    sync.Map // string -> *time.Location
 	locationsMu  sync.Mutex
@@ -20,17 +36,18 @@ var (
 
 const maxCachedZones = 1024
 
-// loadLocation returns the IANA zone name. It accepts only canonical names (letters,
-// digits, '/', '_', '+', '-'; no empty segment), so that one zone has one name; "Local"
-// is refused, as it means whatever the machine is set to.
-func loadLocation(name string) (*time.Location, error) {
+// LoadLocation returns the IANA zone name from the embedded database (never the
+// system's: see zoneinfoZip), the one way edgelimit loads a zone. It accepts only
+// canonical names (letters, digits, '/', '_', '+', '-'; no empty segment), so that one
+// zone has one name; "Local" is refused, as it means whatever the machine is set to.
+func LoadLocation(name string) (*time.Location, error) {
 	if loc, ok := locations.Load(name); ok {
 		return loc.(*time.Location), nil
 	}
 	if err := checkZoneName(name); err != nil {
 		return nil, err
 	}
-	loc, err := tzdata.LoadLocation(name)
+	loc, err := embeddedLocation(name)
 	if err != nil {
 		return nil, errors.New(`unknown time zone: want an IANA name such as "Europe/Paris" or "UTC"`)
 	}
@@ -42,6 +59,33 @@ func loadLocation(name string) (*time.Location, error) {
 		}
 	}
 	return loc, nil
+}
+
+// embeddedLocation loads name from zoneinfoZip; "UTC" is time.UTC, as time.LoadLocation
+// has it.
+func embeddedLocation(name string) (*time.Location, error) {
+	if name == "UTC" {
+		return time.UTC, nil
+	}
+	data, err := zoneFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return time.LoadLocationFromTZData(name, data)
+}
+
+// zoneFile returns the zone file of name in zoneinfoZip.
+func zoneFile(name string) ([]byte, error) {
+	db, err := zoneinfo()
+	if err != nil {
+		return nil, err
+	}
+	f, err := db.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 func checkZoneName(name string) error {
