@@ -14,8 +14,8 @@ import (
 // project's goal, "at most 1.6x". One bootstrap for every backend was 1.539 times the
 // hello-world's at best (the AWS SDK's DynamoDB client and rueidis in every build);
 // built once per backend, the DynamoDB one was 1.427, the Redis one 1.258 and the
-// Upstash one 1.146, with an 83 kB compressed zone database that Go's own (408 kB,
-// which every zone is now loaded from) replaced.
+// Upstash one 1.146, with an 83 kB compressed zone database that Go's own (408 kB
+// of zone files, which every zone is now loaded from) replaced.
 const maxSizeRatio = 1.6
 
 // Each authorizer's bootstrap, as its `make build-<LogicalId>` target leaves it, is at

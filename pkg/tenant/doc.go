@@ -35,7 +35,7 @@
 // effect at the first window boundary of the new zone at or after the end of the
 // current window (see limiter.Zone); ApplyUpdate records each change in the tenant's
 // ZoneChanges and drops changes once they have taken effect. Zone names are IANA names
-// that LoadLocation loads from Go's time zone database embedded in the package
-// (zoneinfo.zip), never from the system's files, so that every instance computes the
-// same windows whatever image it runs on.
+// that LoadLocation loads from Go's time zone database embedded in the package (the
+// zoneinfo folder), never from the system's files, so that every instance computes
+// the same windows whatever image it runs on.
 package tenant

@@ -1,30 +1,25 @@
 package tenant
 
 import (
-	"archive/zip"
-	_ "embed"
+	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"time"
 )
 
-//go:generate cp $GOROOT/lib/time/zoneinfo.zip zoneinfo.zip
+//go:generate sh -c "rm -rf zoneinfo && mkdir zoneinfo && cd zoneinfo && unzip -q $GOROOT/lib/time/zoneinfo.zip"
 
-// zoneinfoZip is Go's time zone database, lib/time/zoneinfo.zip of the toolchain (the
-// bytes time/tzdata embeds). Every zone is loaded from it, never from the system's
-// files (ZONEINFO, /usr/share/zoneinfo), so that every instance computes the same
-// windows whatever image it runs on.
+// zoneinfo is Go's time zone database: the files of the toolchain's
+// lib/time/zoneinfo.zip (the database time/tzdata embeds), one file per zone. Every
+// zone is loaded from it, never from the system's files (ZONEINFO,
+// /usr/share/zoneinfo), so that every instance computes the same windows whatever
+// image it runs on. An embed.FS finds a file without reading an index first, so the
+// first zone costs what any other does.
 //
-//go:embed zoneinfo.zip
-var zoneinfoZip string
-
-// zoneinfo is zoneinfoZip opened, on the first zone loaded.
-var zoneinfo = sync.OnceValues(func() (*zip.Reader, error) {
-	return zip.NewReader(strings.NewReader(zoneinfoZip), int64(len(zoneinfoZip)))
-})
+//go:embed zoneinfo
+var zoneinfo embed.FS
 
 // locations caches loaded zones by name: embeddedLocation reads and parses a zone file
 // on every call. Only names that loaded are cached, and at most maxCachedZones of them.
@@ -37,7 +32,7 @@ var (
 const maxCachedZones = 1024
 
 // LoadLocation returns the IANA zone name from the embedded database (never the
-// system's: see zoneinfoZip), the one way edgelimit loads a zone. It accepts only
+// system's: see zoneinfo), the one way edgelimit loads a zone. It accepts only
 // canonical names (letters, digits, '/', '_', '+', '-'; no empty segment), so that one
 // zone has one name; "Local" is refused, as it means whatever the machine is set to.
 func LoadLocation(name string) (*time.Location, error) {
@@ -61,7 +56,7 @@ func LoadLocation(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// embeddedLocation loads name from zoneinfoZip; "UTC" is time.UTC, as time.LoadLocation
+// embeddedLocation loads name from zoneinfo; "UTC" is time.UTC, as time.LoadLocation
 // has it.
 func embeddedLocation(name string) (*time.Location, error) {
 	if name == "UTC" {
@@ -74,18 +69,9 @@ func embeddedLocation(name string) (*time.Location, error) {
 	return time.LoadLocationFromTZData(name, data)
 }
 
-// zoneFile returns the zone file of name in zoneinfoZip.
+// zoneFile returns the zone file of name in zoneinfo.
 func zoneFile(name string) ([]byte, error) {
-	db, err := zoneinfo()
-	if err != nil {
-		return nil, err
-	}
-	f, err := db.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
+	return zoneinfo.ReadFile("zoneinfo/" + name)
 }
 
 func checkZoneName(name string) error {

@@ -1,7 +1,9 @@
 package tenant
 
 import (
+	"archive/zip"
 	"bytes"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,19 +63,36 @@ func checkZonesUnderBogusSystem(t *testing.T) {
 	}
 }
 
-// The embedded database is the toolchain's lib/time/zoneinfo.zip, byte for byte (go
+// The embedded database is the toolchain's lib/time/zoneinfo.zip, file for file (go
 // generate refreshes it); without the toolchain's copy there is nothing to compare.
 func TestEmbeddedZonesAreGos(t *testing.T) {
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		t.Skipf("go env GOROOT: %v", err)
 	}
-	want, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "time", "zoneinfo.zip"))
+	z, err := zip.OpenReader(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "time", "zoneinfo.zip"))
 	if err != nil {
 		t.Skipf("the toolchain's zoneinfo.zip: %v", err)
 	}
-	if !bytes.Equal([]byte(zoneinfoZip), want) {
-		t.Errorf("zoneinfo.zip (%d bytes) differs from %s's (%d bytes): run go generate ./pkg/tenant", len(zoneinfoZip), runtime.Version(), len(want))
+	defer z.Close()
+	var embedded int
+	err = fs.WalkDir(zoneinfo, "zoneinfo", func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			embedded++
+		}
+		return err
+	})
+	if err != nil || embedded != len(z.File) {
+		t.Fatalf("%d zones embedded (%v), %s's zoneinfo.zip has %d: run go generate ./pkg/tenant", embedded, err, runtime.Version(), len(z.File))
+	}
+	for _, f := range z.File {
+		want, err := fs.ReadFile(z, f.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := zoneFile(f.Name); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: the embedded file differs from %s's (%v): run go generate ./pkg/tenant", f.Name, runtime.Version(), err)
+		}
 	}
 }
 
