@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/edgelimit/edgelimit/internal/simulate"
-	"github.com/edgelimit/edgelimit/internal/tzdata"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // ruleFlags collects repeated --rule flags.
@@ -70,7 +70,7 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func buildSet(rules []string, zoneName string) (*limiter.Set, error) {
-	loc, err := tzdata.LoadLocation(zoneName)
+	loc, err := tenant.LoadLocation(zoneName)
 	if err != nil || zoneName == "" || zoneName == "Local" {
 		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
 	}

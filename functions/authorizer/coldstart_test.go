@@ -12,19 +12,40 @@ import (
 // coldStartPeers are the functions BenchmarkColdStart starts: edgelimit's authorizer as
 // the template deploys it, built once per backend with that backend alone (the
 // Makefile's tags), each on the memory backend with the sample tenants so that no store
-// is reached; and the hello-world aws-lambda-go authorizer
-// (internal/authorizer/testdata/hello), built the same way. hello is last.
+// is reached; and two hello-world aws-lambda-go authorizers built the same way:
+// hellodynamodb (internal/authorizer/testdata/hellodynamodb), which makes a DynamoDB
+// client from the SDK's default config at init, and the plain one
+// (internal/authorizer/testdata/hello). The hello-worlds are last.
 var coldStartPeers = func() []peer {
 	var peers []peer
 	for _, b := range testenv.AuthorizerBuilds {
-		peers = append(peers, peer{b.Backend, ".", b.Tag})
+		peers = append(peers, peer{b.Backend, ".", b.Tag, initBaseline(b.Backend)})
 	}
-	return append(peers, peer{"hello", "../../internal/authorizer/testdata/hello", ""})
+	return append(peers,
+		peer{helloDynamoDB, "../../internal/authorizer/testdata/hellodynamodb", "", ""},
+		peer{hello, "../../internal/authorizer/testdata/hello", "", ""})
 }()
 
-// peer is a function BenchmarkColdStart starts: its name in the metrics, its package
-// and its build tag besides lambda.norpc.
-type peer struct{ name, pkg, tag string }
+// The hello-worlds' names in the metrics.
+const (
+	hello         = "hello"
+	helloDynamoDB = "hello-dynamodb"
+)
+
+// initBaseline is the hello-world a backend's build's runtime init is measured against:
+// for DynamoDB, the one that makes a DynamoDB client at init, as a user's authorizer on
+// DynamoDB would; for the others, the plain one. Sizes are all against the plain one.
+func initBaseline(backend string) string {
+	if backend == "dynamodb" {
+		return helloDynamoDB
+	}
+	return hello
+}
+
+// peer is a function BenchmarkColdStart starts: its name in the metrics, its package,
+// its build tag besides lambda.norpc, and the peer its runtime init is measured
+// against ("" for a hello-world).
+type peer struct{ name, pkg, tag, baseline string }
 
 // coldStart is what one start of a function under the emulator measured, in ms.
 type coldStart struct{ report, runtime, first float64 }
@@ -35,8 +56,9 @@ type coldStart struct{ report, runtime, first float64 }
 // init as the emulator logs it (runtime-init-ms: from exec to the function's first
 // request for an event), the first invocation's round trip (first-ms) and the "Init
 // Duration" of the REPORT line (init-ms, which does not measure the runtime's init), as
-// medians; and each authorizer's over hello's (<backend>-size-ratio,
-// <backend>-runtime-init-ratio). Run it with -benchtime=20x or more.
+// medians; and each authorizer's size over hello's (<backend>-size-ratio) and runtime
+// init over its initBaseline's (<backend>-runtime-init-ratio). Run it with
+// -benchtime=20x or more.
 func BenchmarkColdStart(b *testing.B) {
 	tenants, err := filepath.Abs(filepath.Join(eventsDir, "tenants.json"))
 	if err != nil {
@@ -74,12 +96,23 @@ func BenchmarkColdStart(b *testing.B) {
 		b.ReportMetric(median(samples[i], func(s coldStart) float64 { return s.first }), fn.name+"-first-ms")
 		b.ReportMetric(median(samples[i], func(s coldStart) float64 { return s.report }), fn.name+"-init-ms")
 	}
-	hello := len(coldStartPeers) - 1
-	for i, fn := range coldStartPeers[:hello] {
-		b.ReportMetric(sizes[i]/sizes[hello], fn.name+"-size-ratio")
-		b.ReportMetric(runtimeInit[i]/runtimeInit[hello], fn.name+"-runtime-init-ratio")
-	}
+	reportRatios(b, sizes, runtimeInit)
 	b.ReportMetric(0, "ns/op")
+}
+
+// reportRatios reports each authorizer's size over hello's and runtime init over its
+// baseline's, from the peers' sizes and runtime inits in coldStartPeers' order.
+func reportRatios(b *testing.B, sizes, runtimeInit []float64) {
+	index := map[string]int{}
+	for i, fn := range coldStartPeers {
+		index[fn.name] = i
+	}
+	for i, fn := range coldStartPeers {
+		if fn.baseline != "" {
+			b.ReportMetric(sizes[i]/sizes[index[hello]], fn.name+"-size-ratio")
+			b.ReportMetric(runtimeInit[i]/runtimeInit[index[fn.baseline]], fn.name+"-runtime-init-ratio")
+		}
+	}
 }
 
 func median(samples []coldStart, of func(coldStart) float64) float64 {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/edgelimit/edgelimit/internal/tzdata"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
@@ -176,7 +175,7 @@ func pending(t tenant.Tenant, now int64) []pendingZone {
 		if !ok {
 			continue
 		}
-		loc, err := tzdata.LoadLocation(zone)
+		loc, err := tenant.LoadLocation(zone)
 		if err != nil {
 			loc = time.UTC // cannot happen: the tenant's zones load
 		}

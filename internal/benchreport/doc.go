@@ -1,5 +1,6 @@
 // Command benchreport is `make bench`: it runs every benchmark that has a peer, each in
-// one `go test -bench` run with its peer, parses their output, and writes
+// one `go test -bench` run with its peer, reads their output with
+// golang.org/x/perf/benchfmt (each figure the median benchmath gives), and writes
 // docs/benchmarks.md (the machine, a headline of ratios against the peers, a table per
 // package, and what a million decisions cost on each store), the SVG charts it shows
 // (docs/bench-ratios.svg, docs/bench-upstash.svg), and the figures block of README.md.

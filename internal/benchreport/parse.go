@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 )
 
 // run is one `go test -bench` run: its header and its benchmarks' metrics.
@@ -16,73 +16,62 @@ type run struct {
 	benchmarks             map[string]map[string][]float64 // name -> unit -> one value per -count
 }
 
-// procs is the -GOMAXPROCS suffix go test appends to a benchmark's name.
-var procs = regexp.MustCompile(`-\d+$`)
-
-// parse reads go test's benchmark output: the goos, goarch, cpu and pkg lines, and
-// each "BenchmarkName-P  N  value unit  value unit ..." line. Other lines are skipped.
+// parse reads go test's benchmark output with benchfmt: the goos, goarch, cpu and pkg
+// configuration, and each benchmark's values by name (its -GOMAXPROCS suffix dropped)
+// and unit, as go test printed them (benchfmt's tidied units set aside). A benchmark
+// line benchfmt cannot read (one that failed or logged) is skipped.
 func parse(r io.Reader) (run, error) {
 	out := run{benchmarks: map[string]map[string][]float64{}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if k, v, ok := strings.Cut(line, ": "); ok {
-			switch k {
-			case "goos":
-				out.goos = v
-			case "goarch":
-				out.goarch = v
-			case "cpu":
-				out.cpu = v
-			case "pkg":
-				out.pkg = v
-			}
+	br := benchfmt.NewReader(r, "go test")
+	for br.Scan() {
+		res, ok := br.Result().(*benchfmt.Result)
+		if !ok {
+			continue // a *benchfmt.SyntaxError: no figures on this line
 		}
-		if !strings.HasPrefix(line, "Benchmark") {
-			continue
+		if out.goos == "" {
+			out.goos, out.goarch = res.GetConfig("goos"), res.GetConfig("goarch")
+			out.cpu, out.pkg = res.GetConfig("cpu"), res.GetConfig("pkg")
 		}
-		if err := out.add(strings.Fields(line)); err != nil {
-			return run{}, fmt.Errorf("benchreport: %q: %w", line, err)
-		}
+		out.add(res)
 	}
-	return out, sc.Err()
+	if err := br.Err(); err != nil {
+		return run{}, fmt.Errorf("benchreport: %w", err)
+	}
+	return out, nil
 }
 
-func (r *run) add(f []string) error {
-	if len(f) < 4 || len(f)%2 != 0 {
-		return nil // a benchmark that failed or logged: no figures on this line
+// add records res's values under its name without the -GOMAXPROCS part.
+func (r *run) add(res *benchfmt.Result) {
+	base, parts := res.Name.Parts()
+	name := "Benchmark" + string(base)
+	for _, p := range parts {
+		if !strings.HasPrefix(string(p), "-") {
+			name += string(p)
+		}
 	}
-	if _, err := strconv.Atoi(f[1]); err != nil {
-		return nil
-	}
-	name := procs.ReplaceAllString(f[0], "")
 	m := r.benchmarks[name]
 	if m == nil {
 		m = map[string][]float64{}
 		r.benchmarks[name] = m
 	}
-	for i := 2; i+1 < len(f); i += 2 {
-		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil {
-			return fmt.Errorf("value %q: %w", f[i], err)
+	for _, v := range res.Values {
+		unit, value := v.Unit, v.Value
+		if v.OrigUnit != "" {
+			unit, value = v.OrigUnit, v.OrigValue
 		}
-		m[f[i+1]] = append(m[f[i+1]], v)
+		m[unit] = append(m[unit], value)
 	}
-	return nil
 }
 
-// median returns the median of benchmark name's unit, and whether it was measured.
+// median returns the median (benchmath's, assuming nothing of the distribution) of
+// benchmark name's unit, and whether it was measured.
 func (r run) median(name, unit string) (float64, bool) {
-	v := slices.Clone(r.benchmarks[name][unit])
+	v := r.benchmarks[name][unit]
 	if len(v) == 0 {
 		return 0, false
 	}
-	slices.Sort(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2], true
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2, true
+	s := benchmath.NewSample(slices.Clone(v), &benchmath.DefaultThresholds)
+	return benchmath.AssumeNothing.Summary(s, 0.95).Center, true
 }
 
 // names returns the benchmarks of r in order.

@@ -33,8 +33,9 @@ func (r *report) readmeBlock() string {
 		"peer in the same run, on a shared %d-core machine):\n\n", r.machine.cores)
 	fmt.Fprintf(&b, "- the authorizer's warm invoke takes %s and %s, %s the hello-world authorizer's time;\n",
 		get("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp), get("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp), ratio(indexOf("authorizer warm invoke")))
-	fmt.Fprintf(&b, "- its cold start, built for one backend as the template deploys it: runtime init %s (DynamoDB), %s "+
-		"(Upstash) and %s (Redis) the hello-world's, and linux/arm64 bootstraps %s, %s and %s its size;\n",
+	fmt.Fprintf(&b, "- its cold start, built for one backend as the template deploys it: runtime init %s (DynamoDB) the "+
+		"hello-world's that makes a DynamoDB client at init, %s (Upstash) and %s (Redis) the plain hello-world's, and "+
+		"linux/arm64 bootstraps %s, %s and %s the plain one's size;\n",
 		ratio(indexOf("runtime init, DynamoDB")), ratio(indexOf("runtime init, Upstash")), ratio(indexOf("runtime init, Redis")),
 		ratio(indexOf("stripped linux/arm64 bootstrap, DynamoDB")), ratio(indexOf("stripped linux/arm64 bootstrap, Upstash")),
 		ratio(indexOf("stripped linux/arm64 bootstrap, Redis")))

@@ -171,9 +171,11 @@ var notes = map[string]string{
 		"`TestInvokeWarmAllocations` fails past 30 allocations.",
 	"coldstart": "The template deploys the authorizer built for its Backend alone (the Makefile's " +
 		"`build-Authorizer*Function` targets, internal/config's build tags), so each backend's build is measured: the " +
-		"three and the hello-world are built for this machine as the Makefile builds them for arm64, and started in " +
+		"three and two hello-worlds are built for this machine as the Makefile builds them for arm64, and started in " +
 		"turn under the runtime interface emulator, each authorizer on the memory backend with the sample tenants " +
-		"file so that no store is reached. `runtime-init-ms` is the emulator's `INIT REPORT`: from the bootstrap's " +
+		"file so that no store is reached. The DynamoDB build's runtime init is set against the hello-world that makes " +
+		"a DynamoDB client from the SDK's default config at init (internal/authorizer/testdata/hellodynamodb: what a " +
+		"user would write), the others' against the plain one; every size against the plain one. `runtime-init-ms` is the emulator's `INIT REPORT`: from the bootstrap's " +
 		"start to its first request for an event. The emulator's `Init Duration` (`init-ms`) does not measure it. " +
 		"The arm64 sizes in the headline are deterministic: `TestBootstrapSizeAgainstHello` (internal/buildcheck) " +
 		"holds them. Where the start-up beyond hello's goes (`GODEBUG=inittrace=1`): the DynamoDB build's package " +

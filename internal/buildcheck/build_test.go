@@ -146,20 +146,22 @@ func checkBuildInfo(t *testing.T, path, pkg, tags, goarch string) {
 	}
 }
 
-// checkTZData: the binary embeds the time zone database, as internal/tzdata's
-// compressed copy (the bytes of zoneinfo.chunks, verbatim).
+// checkTZData: the binary embeds the time zone database, pkg/tenant's zoneinfo folder
+// (some of its zone files, verbatim: one per continent, and the sample tenants' zone).
 func checkTZData(t *testing.T, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gz, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "internal", "tzdata", "zoneinfo.chunks"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(data, gz) {
-		t.Error("bootstrap does not embed the time zone database: load zones with internal/tzdata")
+	for _, zone := range []string{"Europe/Paris", "America/New_York", "Asia/Tokyo", "Africa/Cairo", "Australia/Lord_Howe"} {
+		file, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "pkg", "tenant", "zoneinfo", zone))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(data, file) {
+			t.Errorf("bootstrap does not embed the time zone database (%s): load zones with tenant.LoadLocation", zone)
+		}
 	}
 }
 

@@ -3,11 +3,11 @@
 // check what they leave in ARTIFACTS_DIR: a `bootstrap` that is a static, stripped
 // Linux ELF for arm64 (the template's architecture) whatever GOOS and GOARCH the
 // environment exports, for the LAMBDA_GOARCH given to make otherwise, built with
-// -tags lambda.norpc, -trimpath and CGO off, with the
-// time zone database embedded (internal/tzdata's compressed copy: the provided.al2023
-// image may lack zoneinfo). TestBootstrapSizeAgainstHello bounds the authorizer's
-// bootstrap against the hello-world's, and TestAuthorizerImports keeps packages it does
-// not need (the SDK's DynamoDB expression builder and attribute marshaling) out of it.
+// -tags lambda.norpc, -trimpath and CGO off, with the time zone database embedded
+// (pkg/tenant's zoneinfo folder, which every zone is loaded from, whatever the image's
+// zoneinfo). TestBootstrapSizeAgainstHello bounds the authorizer's bootstrap against
+// the hello-world's, and TestAuthorizerImports keeps packages it does not need (the
+// SDK's DynamoDB expression builder and attribute marshaling) out of it.
 //
 // They need make and go on PATH. Without make they skip, or fail when CI is set, as
 // the integration tests do. A cold build cache costs about a minute per GOARCH;

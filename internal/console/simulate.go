@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/edgelimit/edgelimit/internal/admin"
 	"github.com/edgelimit/edgelimit/internal/simulate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // MaxSimulateBytes bounds a simulate request's body.
@@ -81,7 +81,7 @@ func ruleSet(req simulateRequest) (*limiter.Set, string, error) {
 	if zone == "" {
 		zone = "UTC"
 	}
-	loc, err := time.LoadLocation(zone)
+	loc, err := tenant.LoadLocation(zone)
 	if err != nil || zone == "Local" {
 		return nil, "timezone", fmt.Errorf("%q is not an IANA time zone such as \"Europe/London\"", zone)
 	}

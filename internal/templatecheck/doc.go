@@ -35,6 +35,15 @@
 //
 // Parse turns CloudFormation's short-form tags (!Ref, !Sub, !GetAtt, !If ...) into
 // the long form ({"Ref": ...}, {"Fn::Sub": ...}), so the tests walk plain maps.
-// goformation is not used: it cannot read an AWS::Serverless::Api with
-// GatewayResponses.
+// ParseFile reads any template path, and Stack.Evaluate evaluates any template; the
+// tests read template.yaml through load.
+//
+// github.com/awslabs/goformation/v7 (v7.14.9, tried) does not serve: its typed
+// Template cannot hold this one (AWS::Serverless::Api's GatewayResponses and
+// AWS::Serverless::Function's Environment.Variables are map[string]string there, so a
+// gateway response or an !If variable fails to unmarshal); its intrinsics.ProcessYAML
+// turns !Condition, and any tag it does not know, into a plain string, keeps !GetAtt
+// R.Attr unsplit, and writes its tag table, a package-level map, on every call (a data
+// race between parallel tests); and its evaluator resolves a Ref or GetAtt of a
+// resource to nothing, where the checks need the resource it names.
 package templatecheck

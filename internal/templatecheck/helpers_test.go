@@ -40,21 +40,25 @@ func backendOf(id string) string {
 	return ""
 }
 
-var (
-	loadOnce sync.Once
-	loaded   map[string]any
-	loadErr  error
-)
+// parsed caches loadFile's templates: path -> func() (map[string]any, error).
+var parsed sync.Map
 
 // load returns the parsed template.yaml, read once per test binary.
 func load(t testing.TB) map[string]any {
 	t.Helper()
-	root := testenv.ModuleRoot(t)
-	loadOnce.Do(func() { loaded, loadErr = ParseFile(filepath.Join(root, "template.yaml")) })
-	if loadErr != nil {
-		t.Fatal(loadErr)
+	return loadFile(t, filepath.Join(testenv.ModuleRoot(t), "template.yaml"))
+}
+
+// loadFile returns the template at path parsed with ParseFile, read once per test
+// binary: the checks that take a template take any template this way.
+func loadFile(t testing.TB, path string) map[string]any {
+	t.Helper()
+	f, _ := parsed.LoadOrStore(path, sync.OnceValues(func() (map[string]any, error) { return ParseFile(path) }))
+	tmpl, err := f.(func() (map[string]any, error))()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return loaded
+	return tmpl
 }
 
 // resource is one entry of the template's Resources.

@@ -35,6 +35,7 @@
 // effect at the first window boundary of the new zone at or after the end of the
 // current window (see limiter.Zone); ApplyUpdate records each change in the tenant's
 // ZoneChanges and drops changes once they have taken effect. Zone names are IANA names
-// loaded from the system's database or else from the compressed copy that
-// internal/tzdata embeds, as the Lambda runtime image may lack zoneinfo.
+// that LoadLocation loads from Go's time zone database embedded in the package (the
+// zoneinfo folder), never from the system's files, so that every instance computes
+// the same windows whatever image it runs on.
 package tenant

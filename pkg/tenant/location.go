@@ -1,17 +1,28 @@
 package tenant
 
 import (
+	"embed"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/edgelimit/edgelimit/internal/tzdata"
 )
 
-// locations caches loaded zones by name: tzdata.LoadLocation (the system's database,
-// else the embedded copy) reads and parses a file on every call. Only names that loaded are cached, and at most maxCachedZones of them.
+//go:generate sh -c "rm -rf zoneinfo && mkdir zoneinfo && cd zoneinfo && unzip -q $GOROOT/lib/time/zoneinfo.zip"
+
+// zoneinfo is Go's time zone database: the files of the toolchain's
+// lib/time/zoneinfo.zip (the database time/tzdata embeds), one file per zone. Every
+// zone is loaded from it, never from the system's files (ZONEINFO,
+// /usr/share/zoneinfo), so that every instance computes the same windows whatever
+// image it runs on. An embed.FS finds a file without reading an index first, so the
+// first zone costs what any other does.
+//
+//go:embed zoneinfo
+var zoneinfo embed.FS
+
+// locations caches loaded zones by name: embeddedLocation reads and parses a zone file
+// on every call. Only names that loaded are cached, and at most maxCachedZones of them.
 var (
 	locations    sync.Map // string -> *time.Location
 	locationsMu  sync.Mutex
@@ -20,17 +31,18 @@ var (
 
 const maxCachedZones = 1024
 
-// loadLocation returns the IANA zone name. It accepts only canonical names (letters,
-// digits, '/', '_', '+', '-'; no empty segment), so that one zone has one name; "Local"
-// is refused, as it means whatever the machine is set to.
-func loadLocation(name string) (*time.Location, error) {
+// LoadLocation returns the IANA zone name from the embedded database (never the
+// system's: see zoneinfo), the one way edgelimit loads a zone. It accepts only
+// canonical names (letters, digits, '/', '_', '+', '-'; no empty segment), so that one
+// zone has one name; "Local" is refused, as it means whatever the machine is set to.
+func LoadLocation(name string) (*time.Location, error) {
 	if loc, ok := locations.Load(name); ok {
 		return loc.(*time.Location), nil
 	}
 	if err := checkZoneName(name); err != nil {
 		return nil, err
 	}
-	loc, err := tzdata.LoadLocation(name)
+	loc, err := embeddedLocation(name)
 	if err != nil {
 		return nil, errors.New(`unknown time zone: want an IANA name such as "Europe/Paris" or "UTC"`)
 	}
@@ -42,6 +54,24 @@ func loadLocation(name string) (*time.Location, error) {
 		}
 	}
 	return loc, nil
+}
+
+// embeddedLocation loads name from zoneinfo; "UTC" is time.UTC, as time.LoadLocation
+// has it.
+func embeddedLocation(name string) (*time.Location, error) {
+	if name == "UTC" {
+		return time.UTC, nil
+	}
+	data, err := zoneFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return time.LoadLocationFromTZData(name, data)
+}
+
+// zoneFile returns the zone file of name in zoneinfo.
+func zoneFile(name string) ([]byte, error) {
+	return zoneinfo.ReadFile("zoneinfo/" + name)
 }
 
 func checkZoneName(name string) error {

@@ -55,7 +55,7 @@ func (t Tenant) validateTimezone() error {
 
 // checkZone reports whether name is an IANA zone this binary can load.
 func checkZone(field, name string) error {
-	if _, err := loadLocation(name); err != nil {
+	if _, err := LoadLocation(name); err != nil {
 		return &limiter.FieldError{Field: field, Value: strconv.Quote(name), Reason: err.Error()}
 	}
 	return nil

@@ -26,7 +26,7 @@ func (t Tenant) Zone() (*limiter.Zone, error) {
 		if name == "" {
 			name = DefaultTimezone
 		}
-		loc, err := loadLocation(name)
+		loc, err := LoadLocation(name)
 		if err != nil {
 			return nil, &limiter.FieldError{Field: "timezone", Value: strconv.Quote(name), Reason: err.Error()}
 		}
@@ -37,13 +37,13 @@ func (t Tenant) Zone() (*limiter.Zone, error) {
 
 // buildZone returns the zone of a non-empty, validated history.
 func buildZone(changes []ZoneChange) (*limiter.Zone, error) {
-	base, err := loadLocation(changes[0].From)
+	base, err := LoadLocation(changes[0].From)
 	if err != nil {
 		return nil, &limiter.FieldError{Field: "zone_changes[0].from", Value: strconv.Quote(changes[0].From), Reason: err.Error()}
 	}
 	zc := make([]limiter.ZoneChange, len(changes))
 	for i, c := range changes {
-		loc, err := loadLocation(c.To)
+		loc, err := LoadLocation(c.To)
 		if err != nil {
 			return nil, &limiter.FieldError{Field: fmt.Sprintf("zone_changes[%d].to", i), Value: strconv.Quote(c.To), Reason: err.Error()}
 		}

@@ -1,7 +1,9 @@
 // Package hello is the smallest aws-lambda-go REST authorizer: it allows every request.
 // It is the peer edgelimit's authorizer is measured against: in process by
 // internal/authorizer's BenchmarkInvokeWarm, and built into a bootstrap
-// (internal/authorizer/testdata/hello) by functions/authorizer's cold-start benchmark.
+// (internal/authorizer/testdata/hello, and internal/authorizer/testdata/hellodynamodb,
+// which also makes a DynamoDB client at init) by functions/authorizer's cold-start
+// benchmark.
 package hello
 
 import (
