@@ -48,7 +48,7 @@ func TestExistingAPIExample(t *testing.T) {
 		!slices.Equal(asStrings(identity["Headers"]), []string{apiKeyHeader}) {
 		t.Errorf("%s.%s: %v, want a REQUEST authorizer on %s with ReauthorizeEvery 0", api.ID, name, authorizer, apiKeyHeader)
 	}
-	arn := imported(t, main, authorizer["FunctionArn"])
+	arn := imported(t, ex, main, authorizer["FunctionArn"])
 	if arn != "AuthorizerFunctionArn" {
 		t.Errorf("%s.%s: FunctionArn imports %q, want the edgelimit stack's AuthorizerFunctionArn", api.ID, name, arn)
 	}
@@ -72,7 +72,7 @@ func TestExistingAPIExample(t *testing.T) {
 func checkInvokePermission(t *testing.T, ex, main map[string]any, apiID string) {
 	t.Helper()
 	for _, p := range resources(t, ex, "AWS::Lambda::Permission") {
-		if imported(t, main, p.Properties["FunctionName"]) != "AuthorizerFunctionArn" {
+		if imported(t, ex, main, p.Properties["FunctionName"]) != "AuthorizerFunctionArn" {
 			continue
 		}
 		source, err := exampleStack.Evaluate(ex, p.Properties["SourceArn"])
@@ -109,14 +109,14 @@ func TestHTTPAPIExample(t *testing.T) {
 		}
 	}
 	for v, output := range map[string]string{"EDGELIMIT_TENANTS_TABLE": "TenantsTableName", "EDGELIMIT_COUNTERS_TABLE": "CountersTableName"} {
-		if got := imported(t, main, vars[v]); got != output {
+		if got := imported(t, ex, main, vars[v]); got != output {
 			t.Errorf("%s: %s imports %q, want the edgelimit stack's %s", fn.ID, v, got, output)
 		}
 	}
 	for _, st := range statements(dig(fn.Properties, "Policies")) {
 		var table string
 		if sub := asList(dig(st, "Resource", "Fn::Sub")); len(sub) == 2 {
-			table = imported(t, main, asMap(sub[1])["Table"])
+			table = imported(t, ex, main, asMap(sub[1])["Table"])
 		}
 		actions := asStrings(st["Action"])
 		if table == "" || slices.ContainsFunc(actions, func(a string) bool { return strings.Contains(a, "*") }) {
@@ -144,15 +144,16 @@ func checkExampleBuild(t *testing.T, fn resource) {
 	}
 }
 
-// imported returns the output of the main template whose export v imports (with the
-// examples' EdgelimitStack), or "" when v imports nothing that template exports.
-func imported(t *testing.T, main map[string]any, v any) string {
+// imported returns the output of the main template whose export v, a value of the
+// example ex, imports (ex evaluated as exampleStack), or "" when v imports nothing that
+// template exports.
+func imported(t *testing.T, ex, main map[string]any, v any) string {
 	t.Helper()
 	fn, arg, ok := intrinsic(v)
 	if !ok || fn != "Fn::ImportValue" {
 		return ""
 	}
-	name, err := exampleStack.Evaluate(map[string]any{"Parameters": map[string]any{"EdgelimitStack": map[string]any{}}}, arg)
+	name, err := exampleStack.Evaluate(ex, arg)
 	if err != nil {
 		t.Errorf("Fn::ImportValue %v: %v", arg, err)
 		return ""
