@@ -76,7 +76,19 @@ func TestFirstDeploy(t *testing.T) {
 	if got := strings.Fields(string(out)); err != nil || !slices.Equal(got, []string{"201", "200", "200", "200", "200", "200", "429"}) {
 		t.Fatalf("the requests block printed %q (%v), want 201, five 200s and 429:\n%s", got, err, blocks[2])
 	}
-	checkSigned(t, seen())
+	if n := len(seen()); n != 2 {
+		t.Fatalf("the admin API received %d requests, want 2 (the tenant, the key)", n)
+	}
+	checkSigned(t, seen()[:2], "the-session-token")
+	// Long-term keys have no session token: the same function signs no token header.
+	sigv4, _, _ := strings.Cut(blocks[2], "\n")
+	cmd = exec.Command("bash", "-e", "-c", sigv4+"\nsigv4 -s -o /dev/null \"$ADMIN/tenants\"")
+	cmd.Env = append(os.Environ(), "ADMIN="+admin, "REGION=eu-west-1",
+		"AWS_ACCESS_KEY_ID=AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY=secret", "AWS_SESSION_TOKEN=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", sigv4, err, out)
+	}
+	checkSigned(t, seen()[2:], "")
 }
 
 // recordingProxy serves target behind a local proxy and returns its URL and the
@@ -105,20 +117,22 @@ func recordingProxy(t *testing.T, target string) (string, func() []*http.Request
 }
 
 // checkSigned: each admin request was signed with SigV4 for execute-api in the region,
-// with the session token sent and signed, on a path with no double slash.
-func checkSigned(t *testing.T, reqs []*http.Request) {
+// on a path with no double slash, with the session token sent and signed (none when
+// token is "").
+func checkSigned(t *testing.T, reqs []*http.Request, token string) {
 	t.Helper()
-	if len(reqs) != 2 {
-		t.Fatalf("the admin API received %d requests, want 2 (the tenant, the key)", len(reqs))
+	if len(reqs) == 0 {
+		t.Fatal("the admin API received no request")
 	}
 	sig := regexp.MustCompile(`^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/\d{8}/eu-west-1/execute-api/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$`)
 	for _, r := range reqs {
 		m := sig.FindStringSubmatch(r.Header.Get("Authorization"))
-		if m == nil || !slices.Contains(strings.Split(m[1], ";"), "x-amz-security-token") {
-			t.Errorf("%s %s: Authorization %q, want SigV4 for execute-api that signs x-amz-security-token", r.Method, r.URL.Path, r.Header.Get("Authorization"))
+		if m == nil || slices.Contains(strings.Split(m[1], ";"), "x-amz-security-token") != (token != "") {
+			t.Errorf("%s %s: Authorization %q, want SigV4 for execute-api, signing x-amz-security-token exactly when there is a session token (%q)",
+				r.Method, r.URL.Path, r.Header.Get("Authorization"), token)
 		}
-		if got := r.Header.Get("X-Amz-Security-Token"); got != "the-session-token" {
-			t.Errorf("%s %s: x-amz-security-token %q, want the session token", r.Method, r.URL.Path, got)
+		if got := r.Header.Get("X-Amz-Security-Token"); got != token {
+			t.Errorf("%s %s: x-amz-security-token %q, want %q", r.Method, r.URL.Path, got, token)
 		}
 		if strings.Contains(r.URL.Path, "//") {
 			t.Errorf("%s %s: a double slash in the path", r.Method, r.URL.Path)
