@@ -166,7 +166,8 @@ func imported(t *testing.T, ex, main map[string]any, v any) string {
 	return ""
 }
 
-// checkReferences runs TestReferencesResolve's checks on tmpl.
+// checkReferences runs TestReferencesResolve's checks on tmpl's resources and outputs
+// (the examples declare no conditions or rules).
 func checkReferences(t *testing.T, tmpl map[string]any) {
 	t.Helper()
 	c := refChecker{t: t, tmpl: tmpl}
