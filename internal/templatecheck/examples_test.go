@@ -88,7 +88,7 @@ func checkInvokePermission(t *testing.T, ex, main map[string]any, apiID string) 
 // The HTTP API example has no Lambda authorizer (it would answer 403 on a denial): its
 // function is examples/httpapi, which the middleware limits, built by the example's
 // Makefile, reading documented variables and the edgelimit stack's exported tables,
-// with IAM statements on those tables alone.
+// with IAM statements on those tables alone and a log group whose logs expire.
 func TestHTTPAPIExample(t *testing.T) {
 	ex, main := loadExample(t, httpExample), load(t)
 	for _, api := range resources(t, ex, "AWS::Serverless::HttpApi") {
@@ -122,6 +122,10 @@ func TestHTTPAPIExample(t *testing.T) {
 		if table == "" || slices.ContainsFunc(actions, func(a string) bool { return strings.Contains(a, "*") }) {
 			t.Errorf("%s: statement %v: want named actions on an imported table", fn.ID, st)
 		}
+	}
+	groups := resources(t, ex, "AWS::Logs::LogGroup")
+	if len(groups) != 1 || !reflect.DeepEqual(groups[0].Properties["LogGroupName"], map[string]any{"Fn::Sub": "/aws/lambda/${" + fn.ID + "}"}) {
+		t.Errorf("%s: want one log group, /aws/lambda/${%s}, so that its logs expire: %v", httpExample, fn.ID, groups)
 	}
 	checkReferences(t, ex)
 }
