@@ -29,19 +29,39 @@ var pricePages = []string{
 	"https://upstash.com/pricing/redis",
 }
 
-// cost is what a million decisions cost on one store.
+// cost is what a million decisions cost on one store, for one shape of request.
 type cost struct {
-	store              string
-	roundTrips, units  float64 // per decision, measured
-	unitName           string
-	billedMS           float64
-	lambda, storeCost  float64 // dollars per million decisions
-	measuredRoundTrips bool
+	store             string
+	roundTrips, units float64 // per decision: measured, or priced from the store's rule (note)
+	unitName          string
+	unitPrice         float64 // dollars per unit
+	billedMS          float64
+	lambda, storeCost float64 // dollars per million decisions, each rounded to the cent
+	note              string  // where units come from, when not from the store's own row above
 }
+
+// total is the row's total: the sum of its two rounded columns, as the table shows them.
+func (c cost) total() float64 { return c.lambda + c.storeCost }
+
+// cents rounds dollars to the cent, half up, after dropping float noise below a
+// millionth of a dollar ($0.625 stays 0.625, and shows as $0.63).
+func cents(v float64) float64 { return math.Round(math.Round(v*1e6)/1e4) / 100 }
+
+// The rows of costs that the README's figures quote.
+const (
+	dynamoDBRow = 0
+	upstashRow  = 3
+)
+
+// transactionUnitsPerCounter is what DynamoDB bills per item of a TransactWriteItems:
+// two write request units (a request over several counters is one transaction).
+const transactionUnitsPerCounter = 2
 
 // costs prices a decision on each store from the measured round trips, write units
 // and warm compute: Lambda bills each invocation's duration rounded up to the
-// millisecond, at the function's memory.
+// millisecond, at the function's memory. A request over several counters is priced
+// from the stores' rules (one transaction of 2 units per counter on DynamoDB; one
+// script call whatever the count on Upstash), a hot counter from its measured writes.
 func (r *report) costs() ([]cost, bool) {
 	computeNS, ok := r.runs["authorizer"].median("BenchmarkInvokeWarm/edgelimit", nsPerOp)
 	if !ok {
@@ -50,24 +70,27 @@ func (r *report) costs() ([]cost, bool) {
 	dynReq, ok1 := r.runs["dynamodb"].median("BenchmarkDecide/callers=1", "requests/decision")
 	dynWRU, ok2 := r.runs["dynamodb"].median("BenchmarkDecide/callers=1", "write-units/decision")
 	upReq, ok3 := r.runs["upstash"].median("BenchmarkStoreDecide/callers=1", "requests/decision")
-	if !ok1 || !ok2 || !ok3 {
+	hot, ok4 := r.runs["hotcounter"].median("BenchmarkDecideDynamoDB/hot", "writes/decision")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
 		return nil, false
 	}
+	const wru, cmd = "write request units", "commands"
 	out := []cost{
-		{store: "DynamoDB (on demand)", roundTrips: dynReq, units: dynWRU, unitName: "write request units"},
-		{store: "Upstash (pay as you go)", roundTrips: upReq, units: upReq, unitName: "commands"},
+		{store: "DynamoDB (on demand), one counter", roundTrips: dynReq, units: dynWRU, unitName: wru, unitPrice: dynamoDBPerWRU},
+		{store: "DynamoDB, 3 counters", roundTrips: dynReq, units: 3 * transactionUnitsPerCounter, unitName: wru, unitPrice: dynamoDBPerWRU,
+			note: "one TransactWriteItems: 2 units per counter, DynamoDB's rule"},
+		{store: "DynamoDB, a hot counter", roundTrips: hot, units: hot, unitName: wru, unitPrice: dynamoDBPerWRU,
+			note: "BenchmarkDecideDynamoDB/hot: one write per lease"},
+		{store: "Upstash (pay as you go), one counter", roundTrips: upReq, units: upReq, unitName: cmd, unitPrice: upstashPerCommand},
+		{store: "Upstash, 3 counters", roundTrips: upReq, units: upReq, unitName: cmd, unitPrice: upstashPerCommand,
+			note: "one script call decides every counter of a request"},
 		{store: "memory (one process; for comparison)", unitName: "none"},
 	}
 	for i := range out {
 		c := &out[i]
 		c.billedMS = math.Ceil(computeNS/1e6 + c.roundTrips*assumedRoundTripMS)
-		c.lambda = 1e6 * (lambdaPerRequest + c.billedMS/1000*authorizerMemoryMB/1024*lambdaPerGBSecond)
-		switch i {
-		case 0:
-			c.storeCost = 1e6 * c.units * dynamoDBPerWRU
-		case 1:
-			c.storeCost = 1e6 * c.units * upstashPerCommand
-		}
+		c.lambda = cents(1e6 * (lambdaPerRequest + c.billedMS/1000*authorizerMemoryMB/1024*lambdaPerGBSecond))
+		c.storeCost = cents(1e6 * c.units * c.unitPrice)
 	}
 	return out, true
 }
@@ -92,12 +115,18 @@ func (r *report) costSection(b *strings.Builder) {
 		if c.unitName != "none" {
 			units = trim(c.units) + " " + c.unitName
 		}
+		if c.note != "" {
+			units += " (" + c.note + ")"
+		}
 		fmt.Fprintf(b, "| %s | %s | %s | %.0f | %s | %s | %s |\n", c.store, trim(c.roundTrips), units,
-			c.billedMS, dollars(c.lambda), dollars(c.storeCost), dollars(c.lambda+c.storeCost))
+			c.billedMS, dollars(c.lambda), dollars(c.storeCost), dollars(c.total()))
 	}
 	b.WriteString("\nLambda's price is $0.20 per million requests and $0.0000133334 per GB-second (arm64); DynamoDB's " +
 		"$0.625 per million write request units (a denial is a failed conditional write, billed as one); Upstash's " +
-		"$0.20 per 100,000 commands. The stores' own prices dominate: at " + strconv.Itoa(authorizerMemoryMB) + " MB a millisecond of billed duration " +
+		"$0.20 per 100,000 commands. Each dollar column is rounded to the cent (half up) and the total is the sum of the " +
+		"two as shown. A request over several counters (route and tenant rules, `key` and `ip` scopes) is one " +
+		"DynamoDB transaction, billed 2 write units per counter, and one Upstash script call whatever the count; a hot " +
+		"counter (pkg/hotcounter) writes once per lease. The stores' own prices dominate: at " + strconv.Itoa(authorizerMemoryMB) + " MB a millisecond of billed duration " +
 		fmt.Sprintf("costs $%.4f per million decisions, ", 1e6*authorizerMemoryMB/1024*lambdaPerGBSecond/1000) +
 		"so a slower store costs little more in Lambda. Left out: API " +
 		"Gateway's own price (the same whatever the authorizer), the tenant and key reads (one each per key and " +

@@ -47,7 +47,7 @@ func (r *report) readmeBlock() string {
 		get("dynamodb", "BenchmarkDecide/callers=1", "requests/decision"), get("dynamodb", "BenchmarkDecide/callers=1", "write-units/decision"))
 	if cs, ok := r.costs(); ok {
 		fmt.Fprintf(&b, "- a million decisions cost %s on DynamoDB and %s on Upstash, Lambda's billed duration included "+
-			"(at an assumed %d ms store round trip).\n", dollars(cs[0].lambda+cs[0].storeCost), dollars(cs[1].lambda+cs[1].storeCost), assumedRoundTripMS)
+			"(at an assumed %d ms store round trip).\n", dollars(cs[dynamoDBRow].total()), dollars(cs[upstashRow].total()), assumedRoundTripMS)
 	}
 	b.WriteString(readmeEnd)
 	return wrap(b.String(), 88)

@@ -1,4 +1,4 @@
-// Package config reads edgelimit's environment (the Configuration table of the README)
+// Package config reads edgelimit's environment (the Configuration table of docs/reference.md)
 // and builds what it names: the tenant store, the counter store and the gate. The
 // Lambda functions and `edgelimit dev` read the same variables through it.
 //

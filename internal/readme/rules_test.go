@@ -9,10 +9,10 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
-// TestRuleExamples parses every rule the README's Rules section shows: an example a
-// newcomer copies must be valid.
+// TestRuleExamples parses every rule the Rules section of docs/reference.md shows: an
+// example a newcomer copies must be valid.
 func TestRuleExamples(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,12 +23,12 @@ func TestRuleExamples(t *testing.T) {
 	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(section, -1) {
 		for _, line := range strings.Split(strings.TrimSpace(m[1]), "\n") {
 			if _, err := limiter.ParseRule([]byte(line)); err != nil {
-				t.Errorf("README rule %s: %v", line, err)
+				t.Errorf("docs/reference.md rule %s: %v", line, err)
 			}
 			n++
 		}
 	}
 	if n < 5 {
-		t.Fatalf("found %d rule examples in the README's Rules section, want one of each algorithm", n)
+		t.Fatalf("found %d rule examples in the Rules section of docs/reference.md, want one of each algorithm", n)
 	}
 }

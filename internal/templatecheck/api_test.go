@@ -22,8 +22,8 @@ func TestAuthorizerIsDefaultWithCachingOff(t *testing.T) {
 	if authorizer == nil {
 		t.Fatalf("%s: DefaultAuthorizer %q is not one of its Authorizers", api.ID, name)
 	}
-	if got := authorizer["FunctionPayloadType"]; got != "REQUEST" {
-		t.Errorf("%s.%s: FunctionPayloadType = %v, want REQUEST (a TOKEN authorizer sees no headers or source IP)", api.ID, name, got)
+	if got := authorizer["FunctionPayloadType"]; !refTo(got, "AuthorizerType") {
+		t.Errorf("%s.%s: FunctionPayloadType = %v, want !Ref AuthorizerType (TestAuthorizerType)", api.ID, name, got)
 	}
 	for backend, fn := range authorizers {
 		st := stackFor(map[string]string{"Backend": backend})

@@ -423,15 +423,15 @@ func TestLatencyAlarmDefaultIsTheBudget(t *testing.T) {
 	}
 }
 
-// The README explains every alarm, by the name it has after the stack's prefix.
+// docs/reference.md explains every alarm, by the name it has after the stack's prefix.
 func TestAlarmsAreExplained(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "docs/reference.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(readme), "\n## Dashboard and alarms\n")
 	if !ok {
-		t.Fatal(`README.md has no "## Dashboard and alarms" section`)
+		t.Fatal(`docs/reference.md has no "## Dashboard and alarms" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	for _, a := range resources(t, load(t), "AWS::CloudWatch::Alarm") {

@@ -12,7 +12,7 @@ import (
 	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
-// The environment variables the functions read (internal/config, the README's Configuration
+// The environment variables the functions read (internal/config, docs/reference.md's Configuration
 // table), less the endpoint overrides that only local runs set. A name outside this
 // list is a typo that Load would never see.
 var documentedVariables = []string{
@@ -27,7 +27,7 @@ var documentedVariables = []string{
 
 func TestEnvironmentVariablesAreDocumented(t *testing.T) {
 	tmpl := load(t)
-	readme, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(t), "docs/reference.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestEnvironmentVariablesAreDocumented(t *testing.T) {
 		checkBackendVariables(t, fn, vars)
 	}
 	if len(undocumented) > 0 {
-		t.Logf("not in the README yet (internal/config reads them): %v", undocumented)
+		t.Logf("not in docs/reference.md yet (internal/config reads them): %v", undocumented)
 	}
 }
 
