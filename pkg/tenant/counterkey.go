@@ -74,6 +74,12 @@ func IdentityKey(keyID string) string { return "k:" + keyID }
 // for CounterKey.
 func IdentityIP(ip string) string { return "ip:" + ip }
 
+// IdentityAddressKey returns the identity under which a key-scope rule counts the
+// requests without an API key from client address ip, for CounterKey: the address
+// stands in for the key, in a counter of its own, apart from the ip-scope counter of
+// the same address (IdentityIP), which requests with a key from that address share.
+func IdentityAddressKey(ip string) string { return "ka:" + ip }
+
 // ClientAddress returns the address an anonymous client is limited by: the IPv4
 // address, or the /64 of an IPv6 address (IPv4-mapped IPv6 addresses count as IPv4),
 // so that one IPv6 host cannot take a fresh quota from each of its addresses. ok is

@@ -56,18 +56,24 @@ type Caller struct {
 
 // Identity returns the identity part of the counter key under which scope counts c's
 // requests: one for the whole tenant, the key's, or the address's. A key-scope rule
-// counts a request without a key under its address, and an ip-scope rule counts the
-// requests without a valid address together, under "ip:unknown".
+// counts a request without a key under its address (IdentityAddressKey), and the
+// requests without a valid address together, as an ip-scope rule does, under
+// "unknown". Each scope's identity has a form of its own, so the counters of one
+// request's rule list never share a counter key.
 func (c Caller) Identity(scope limiter.Scope) string {
+	addr := c.Addr
+	if addr == "" {
+		addr = "unknown"
+	}
 	switch {
 	case scope == limiter.ScopeTenant || scope == "":
 		return IdentityTenant
-	case scope == limiter.ScopeKey && c.KeyID != "":
+	case scope != limiter.ScopeKey:
+		return IdentityIP(addr)
+	case c.KeyID != "":
 		return IdentityKey(c.KeyID)
-	case c.Addr != "":
-		return IdentityIP(c.Addr)
 	}
-	return IdentityIP("unknown")
+	return IdentityAddressKey(addr)
 }
 
 // Sets compiles the tenant's rules and its routes' rules. The tenant should be valid;
