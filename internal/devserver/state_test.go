@@ -103,3 +103,19 @@ func TestUsageReadKeepsTheAddressCounter(t *testing.T) {
 		t.Errorf("usage after two requests from the address: %s", usage)
 	}
 }
+
+// TestRecreatedTenantStartsAfresh pins the bug where a tenant deleted and created
+// again kept its old counters: its new key's first request was denied.
+func TestRecreatedTenantStartsAfresh(t *testing.T) {
+	d := newDevGateway(t)
+	const one = `{"id": "acme", "rules": [{"name": "org", "algorithm": "fixed_window", "limit": 2, "period": "day"}]}`
+	d.admin(http.StatusCreated, "PUT", "/tenants/acme", one)
+	if got := d.allowed(3, d.newKey("acme")); got != 2 {
+		t.Fatalf("%d of 3 allowed against a limit of 2", got)
+	}
+	d.admin(http.StatusNoContent, "DELETE", "/tenants/acme", "", "If-Match", "*")
+	d.admin(http.StatusCreated, "PUT", "/tenants/acme", one)
+	if got := d.allowed(3, d.newKey("acme")); got != 2 {
+		t.Errorf("the tenant created again: %d of 3 allowed; want 2, from fresh counters", got)
+	}
+}

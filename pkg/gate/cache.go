@@ -156,9 +156,10 @@ func (c *configCache) loadedTenant(id string, prev tenantEntry, ok bool, t tenan
 }
 
 // compile builds the entry of t, reusing prev's compiled rules when t is the same
-// version and generation.
+// creation of the tenant at the same version and generation (a tenant created again
+// starts at version 1 again, with other rules maybe).
 func compile(t tenant.Tenant, prev tenantEntry, hadPrev bool, now int64) (tenantEntry, error) {
-	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation {
+	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation && prev.t.CreationID == t.CreationID {
 		return tenantEntry{t: prev.t, sets: prev.sets, found: true, loaded: now, until: windowsEnd(prev.sets, now)}, nil
 	}
 	sets, err := t.Sets()

@@ -56,3 +56,39 @@ func TestAnonymousUnderKeyAndIPRules(t *testing.T) {
 		})
 	}
 }
+
+// TestRecreatedTenantStartsAfresh pins the bug where a tenant deleted and created
+// again kept its old counters (its new key's first request was denied) and, in a gate
+// that had cached it, its old compiled rules (version 1 and generation 0 again). The
+// gate's config cache is on (10s); the recreated tenant allows more.
+func TestRecreatedTenantStartsAfresh(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	daily := func(limit int) string {
+		return fmt.Sprintf(`{"id": "daily", "rules": [{"name": "day", "algorithm": "fixed_window", "limit": %d, "period": "day"}]}`, limit)
+	}
+	allowed := func(n int, key string) int {
+		ok := 0
+		for range n {
+			if f.check(t, gate.Request{Method: "GET", Resource: "/x", APIKey: key}).Status == gate.Allowed {
+				ok++
+			}
+			f.clock.add(sec / 10)
+		}
+		return ok
+	}
+	f.createTenant(t, daily(1))
+	old, _ := f.addKey(t, "daily")
+	if got := allowed(3, old); got != 1 {
+		t.Fatalf("%d of 3 allowed against a limit of 1", got)
+	}
+	if err := f.tenants.Delete(ctx, "daily", 1); err != nil {
+		t.Fatal(err)
+	}
+	f.createTenant(t, daily(3))
+	key, _ := f.addKey(t, "daily")
+	f.clock.add(gate.DefaultConfigTTL.Microseconds()) // the cached tenant expires
+	if got := allowed(4, key); got != 3 {
+		t.Errorf("the tenant created again with a limit of 3: %d of 4 allowed", got)
+	}
+}

@@ -30,9 +30,8 @@
 // an expired entry is still used for up to Config.MaxStale (default 5 minutes): known
 // keys keep their tenant's limits and fail mode through an outage of the tenant store,
 // at the price of revocations waiting for the store to come back. A tenant's rules are
-// compiled once per stored version and generation, so a reload that finds the tenant
-// unchanged keeps the same *limiter.Set values (which the backends and the denial cache
-// key their state by). A cached tenant is also reloaded at the end of its current
+// compiled once per stored version, generation and creation id, so a reload that finds
+// the tenant unchanged keeps the same *limiter.Set values. A cached tenant is also reloaded at the end of its current
 // calendar windows (a local midnight, a Monday, the 1st), so that a change of time zone
 // made within ConfigTTL before that boundary cannot let the old zone open a new window.
 //

@@ -12,8 +12,10 @@ import (
 // Build it once per stored version of the tenant with Tenant.Sets and cache it with the
 // tenant. Treat it as read-only: it is then safe for concurrent use.
 type Sets struct {
-	// TenantID and Generation are the tenant's, as they go into counter keys.
+	// TenantID, CreationID and Generation are the tenant's, as they go into counter
+	// keys.
 	TenantID   string
+	CreationID string
 	Generation int64
 	// Tenant holds the tenant-wide rules, applied to every request: one ScopedSet per
 	// scope they use.
@@ -87,7 +89,7 @@ func (t Tenant) Sets() (*Sets, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sets{TenantID: t.ID, Generation: t.Generation, Tenant: tenantSets,
+	s := &Sets{TenantID: t.ID, CreationID: t.CreationID, Generation: t.Generation, Tenant: tenantSets,
 		Routes: make([]RouteSet, len(t.Routes)), byResource: map[string]map[string]int{}}
 	for i, r := range t.Routes {
 		sets, err := ScopedSets(r.Rules, r.DefaultScope(), zone)
@@ -172,7 +174,7 @@ func (s *Sets) RouteChecks(dst []Check, route *RouteSet, who Caller) []Check {
 
 func (s *Sets) appendChecks(dst []Check, route string, sets []ScopedSet, who Caller) []Check {
 	for _, ss := range sets {
-		key := CounterKey(s.TenantID, s.Generation, route, who.Identity(ss.Scope))
+		key := CreatedCounterKey(s.TenantID, s.CreationID, s.Generation, route, who.Identity(ss.Scope))
 		dst = append(dst, Check{Route: route, Scope: ss.Scope, Key: key, Set: ss.Set})
 	}
 	return dst
