@@ -134,7 +134,7 @@ func (h *Handler) record(ctx context.Context, op, tenantID string, attrs ...slog
 // changedFields lists the tenant's JSON fields whose values differ between old and
 // next (version aside, which every write changes), sorted.
 func changedFields(old, next tenant.Tenant) []string {
-	a, b := fieldsOf(old), fieldsOf(next)
+	a, b := fieldsOf(public(old)), fieldsOf(public(next))
 	out := []string{}
 	for _, name := range slices.Sorted(maps.Keys(a)) {
 		if _, ok := b[name]; !ok {

@@ -194,6 +194,9 @@ func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, _ params) 
 	if err != nil {
 		return storeError(err)
 	}
+	for i := range ts {
+		ts[i] = public(ts[i])
+	}
 	out := tenantList{Tenants: ts}
 	if out.Tenants == nil {
 		out.Tenants = []tenant.Tenant{}
@@ -271,7 +274,14 @@ func (e *apiError) Unwrap() error { return e.cause }
 // writeTenant writes t with its ETag.
 func writeTenant(w http.ResponseWriter, status int, t tenant.Tenant) {
 	w.Header().Set("ETag", etag(t.Version))
-	writeJSON(w, status, t)
+	writeJSON(w, status, public(t))
+}
+
+// public returns t as the API shows it: without its creation id, which only counter
+// keys use (ApplyCreate and ApplyUpdate ignore what a client sends of it).
+func public(t tenant.Tenant) tenant.Tenant {
+	t.CreationID = ""
+	return t
 }
 
 // storeError answers a store failure: a validation error the store found is the

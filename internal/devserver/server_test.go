@@ -44,7 +44,14 @@ func newServer(t *testing.T, tenantJSON string, counters store.Counters) (*devse
 		counters = memory.NewCounters(memory.CountersConfig{})
 	}
 	now := func() int64 { return serverT0 }
-	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: now})
+	srv := wire(t, gate.Config{Tenants: tenants, Counters: counters, Now: now}, admin.Config{Tenants: tenants, Counters: counters, Now: now})
+	return srv, key.Reveal()
+}
+
+// wire builds the dev server of a gate and an admin API configured as given.
+func wire(t *testing.T, gcfg gate.Config, acfg admin.Config) *devserver.Server {
+	t.Helper()
+	g, err := gate.New(gcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +59,7 @@ func newServer(t *testing.T, tenantJSON string, counters store.Counters) (*devse
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := admin.New(admin.Config{Tenants: tenants, Counters: counters, Now: now})
+	adm, err := admin.New(acfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +67,7 @@ func newServer(t *testing.T, tenantJSON string, counters store.Counters) (*devse
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, key.Reveal()
+	return srv
 }
 
 // get sends GET path with the key and decodes the JSON body.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
-	"sync"
 	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/store"
@@ -19,12 +21,20 @@ var errNotFound = store.ErrNotFound
 // configCache caches key records by hash and tenants (with their compiled rules) by
 // id, for ttl on the gate's clock, and serves expired entries for up to maxStale more
 // while the store fails. See the package doc.
+//
+// Each cache is a bounded LRU (hashicorp/golang-lru/v2) whose values carry the
+// instant they were loaded, checked against the gate's injected clock. Keys found and
+// keys not found are kept apart, so that a flood of random keys (each one not found)
+// evicts only other keys not found, never a real key's record. Concurrent misses of
+// one key or tenant share one store call (golang.org/x/sync/singleflight).
 type configCache struct {
 	store         Tenants
-	both          store.KeyTenantLookup // store's, when it offers it; else nil
-	ttl, maxStale int64                 // microseconds; ttl < 0: no caching
-	keys          boundedMap[keyEntry]
-	tenants       boundedMap[tenantEntry]
+	both          store.KeyTenantLookup           // store's, when it offers it; else nil
+	ttl, maxStale int64                           // microseconds; ttl < 0: no caching
+	keys          *lru.Cache[string, keyEntry]    // key records found, by hash
+	missing       *lru.Cache[string, int64]       // hashes not found -> when loaded
+	tenants       *lru.Cache[string, tenantEntry] // by id, found or not
+	flight        singleflight.Group              // misses in progress, by "k"+hash or "t"+id
 }
 
 type keyEntry struct {
@@ -45,7 +55,7 @@ type tenantEntry struct {
 	until int64
 }
 
-func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) *configCache {
+func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCache, error) {
 	c := &configCache{store: ts, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds()}
 	c.both, _ = ts.(store.KeyTenantLookup)
 	if ttl < 0 {
@@ -54,9 +64,15 @@ func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) *configCac
 	if maxStale < 0 {
 		c.maxStale = 0
 	}
-	c.keys.init(max)
-	c.tenants.init(max)
-	return c
+	var err error
+	if c.keys, err = lru.New[string, keyEntry](max); err != nil {
+		return nil, err
+	}
+	if c.missing, err = lru.New[string, int64](max); err != nil {
+		return nil, err
+	}
+	c.tenants, err = lru.New[string, tenantEntry](max)
+	return c, err
 }
 
 // fresh reports whether an entry loaded at loaded may answer at now without a load.
@@ -70,28 +86,56 @@ func (c *configCache) usable(loaded, now int64) bool {
 }
 
 // key returns the record of the key whose hash is hash, errNotFound, or the store's
-// error. calls counts the store calls made.
+// error. calls counts the store calls made: one for a miss, none for a hit or for a
+// miss that shared another request's call.
 func (c *configCache) key(ctx context.Context, hash string, now int64, calls *int) (apikey.Record, error) {
-	e, ok := c.keys.get(hash)
+	e, ok := c.cachedKey(hash)
 	if ok && c.fresh(e.loaded, now) {
 		return e.result()
 	}
-	*calls++
+	v, err, _ := c.flight.Do("k"+hash, func() (any, error) {
+		*calls++
+		return c.loadKey(ctx, hash, now)
+	})
+	if err != nil {
+		if ok && c.usable(e.loaded, now) {
+			return e.result() // the store fails: the last known answer
+		}
+		return apikey.Record{}, err
+	}
+	return v.(keyEntry).result()
+}
+
+// cachedKey returns the cached answer for hash, found or not.
+func (c *configCache) cachedKey(hash string) (keyEntry, bool) {
+	if e, ok := c.keys.Get(hash); ok {
+		return e, true
+	}
+	loaded, ok := c.missing.Get(hash)
+	return keyEntry{loaded: loaded}, ok
+}
+
+// loadKey reads the record of hash from the store and caches the answer, found (in
+// keys) or not (in missing; a key revoked since is dropped from keys). The error is
+// the store's failure.
+func (c *configCache) loadKey(ctx context.Context, hash string, now int64) (keyEntry, error) {
 	rec, err := c.lookup(ctx, hash, now)
 	switch {
 	case err == nil:
-		e = keyEntry{rec: rec, found: true, loaded: now}
+		e := keyEntry{rec: rec, found: true, loaded: now}
+		if c.ttl >= 0 {
+			c.missing.Remove(hash)
+			c.keys.Add(hash, e)
+		}
+		return e, nil
 	case errors.Is(err, store.ErrNotFound):
-		e = keyEntry{loaded: now}
-	case ok && c.usable(e.loaded, now):
-		return e.result() // the store fails: the last known answer
-	default:
-		return apikey.Record{}, err
+		if c.ttl >= 0 {
+			c.keys.Remove(hash)
+			c.missing.Add(hash, now)
+		}
+		return keyEntry{loaded: now}, nil
 	}
-	if c.ttl >= 0 {
-		c.keys.put(hash, e, now, c.ttl+c.maxStale)
-	}
-	return e.result()
+	return keyEntry{}, err
 }
 
 // lookup reads the record of the key whose hash is hash. When the store offers
@@ -105,7 +149,7 @@ func (c *configCache) lookup(ctx context.Context, hash string, now int64) (apike
 	if rec == (apikey.Record{}) {
 		return rec, err // the key's answer
 	}
-	prev, ok := c.tenants.get(rec.TenantID)
+	prev, ok := c.tenants.Get(rec.TenantID)
 	// The answer is tenant's to give: on a failure (a stale entry then stays as it
 	// was) or rules that do not compile, tenant reads the tenant again.
 	_, _ = c.loadedTenant(rec.TenantID, prev, ok, t, err, now)
@@ -120,15 +164,22 @@ func (e keyEntry) result() (apikey.Record, error) {
 }
 
 // tenant returns the tenant id with its compiled rules, errNotFound, or the store's
-// error. A reload that finds the same version and generation keeps the compiled rules.
+// error. A reload that finds the same version, generation and creation keeps the
+// compiled rules. calls counts the store calls made, as key does.
 func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *int) (*tenantEntry, error) {
-	e, ok := c.tenants.get(id)
+	e, ok := c.tenants.Get(id)
 	if ok && c.fresh(e.loaded, now) && now < e.until {
 		return e.result()
 	}
-	*calls++
-	t, err := c.store.Get(ctx, id)
-	return c.loadedTenant(id, e, ok, t, err, now)
+	v, err, _ := c.flight.Do("t"+id, func() (any, error) {
+		*calls++
+		t, err := c.store.Get(ctx, id)
+		return c.loadedTenant(id, e, ok, t, err, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*tenantEntry), nil
 }
 
 // loadedTenant caches and returns what a load of tenant id at now answered (t, or
@@ -150,15 +201,16 @@ func (c *configCache) loadedTenant(id string, prev tenantEntry, ok bool, t tenan
 		return nil, err
 	}
 	if c.ttl >= 0 {
-		c.tenants.put(id, e, now, c.ttl+c.maxStale)
+		c.tenants.Add(id, e)
 	}
 	return e.result()
 }
 
 // compile builds the entry of t, reusing prev's compiled rules when t is the same
-// version and generation.
+// creation of the tenant at the same version and generation (a tenant created again
+// starts at version 1 again, with other rules maybe).
 func compile(t tenant.Tenant, prev tenantEntry, hadPrev bool, now int64) (tenantEntry, error) {
-	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation {
+	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation && prev.t.CreationID == t.CreationID {
 		return tenantEntry{t: prev.t, sets: prev.sets, found: true, loaded: now, until: windowsEnd(prev.sets, now)}, nil
 	}
 	sets, err := t.Sets()
@@ -193,67 +245,4 @@ func (e tenantEntry) result() (*tenantEntry, error) {
 		return nil, errNotFound
 	}
 	return &e, nil
-}
-
-// boundedMap is a mutex-guarded map of at most max entries, each with an instant after
-// which it is useless. When full, it drops the useless entries, and if that is not
-// enough, arbitrary ones down to 7/8 of max: memory stays bounded whatever the callers
-// send (random keys included), at an amortised O(1) per insertion.
-type boundedMap[V any] struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]bounded[V]
-}
-
-type bounded[V any] struct {
-	v     V
-	until int64
-}
-
-func (b *boundedMap[V]) init(max int) {
-	b.max = max
-	b.m = make(map[string]bounded[V])
-}
-
-func (b *boundedMap[V]) get(k string) (V, bool) {
-	b.mu.Lock()
-	e, ok := b.m[k]
-	b.mu.Unlock()
-	return e.v, ok
-}
-
-// put stores v under k, useful until now+keep.
-func (b *boundedMap[V]) put(k string, v V, now, keep int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if _, ok := b.m[k]; !ok && len(b.m) >= b.max {
-		b.shrink(now)
-	}
-	b.m[k] = bounded[V]{v: v, until: now + keep}
-}
-
-func (b *boundedMap[V]) delete(k string) {
-	b.mu.Lock()
-	delete(b.m, k)
-	b.mu.Unlock()
-}
-
-func (b *boundedMap[V]) shrink(now int64) {
-	for k, e := range b.m {
-		if e.until <= now {
-			delete(b.m, k)
-		}
-	}
-	for k := range b.m {
-		if len(b.m) < b.max-b.max/8 {
-			break
-		}
-		delete(b.m, k)
-	}
-}
-
-func (b *boundedMap[V]) len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.m)
 }

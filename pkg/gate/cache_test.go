@@ -119,7 +119,7 @@ func TestCachesAreBounded(t *testing.T) {
 			t.Fatalf("key %d: %v after %d lookups, want unauthorized after 1", i, res.Status, res.ConfigCalls)
 		}
 	}
-	if n := gate.CachedKeys(f.g); n > 8 {
-		t.Fatalf("%d cached keys, want at most 8", n)
+	if n := gate.CachedMisses(f.g); n > 8 {
+		t.Fatalf("%d cached misses, want at most 8", n)
 	}
 }

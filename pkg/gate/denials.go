@@ -1,22 +1,26 @@
 package gate
 
 import (
-	"sync"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
 // denialCache remembers checks known to be denied until an instant: see "The denial
-// cache" in the package doc.
+// cache" in the package doc. It is a bounded LRU (hashicorp/golang-lru/v2) whose
+// entries carry their end, checked against the gate's injected clock.
 type denialCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[denialKey]denial
+	m *lru.Cache[denialKey, denial]
 }
 
+// denialKey names the rules a denial was decided by: a counter key (which holds the
+// tenant, its creation, generation, route and scope) and the tenant's stored version,
+// which fixes the rules under that key. A tenant whose rules are compiled again, the
+// same version (the config cache off, or a reload), meets its denials; a rule change,
+// a reset or a tenant created again never meets an old one.
 type denialKey struct {
-	key string
-	set *limiter.Set
+	key     string
+	version int64
 }
 
 type denial struct {
@@ -25,16 +29,15 @@ type denial struct {
 	d     limiter.Decision
 }
 
-func newDenialCache(max int) *denialCache {
-	return &denialCache{max: max, m: make(map[denialKey]denial)}
+func newDenialCache(max int) (*denialCache, error) {
+	m, err := lru.New[denialKey, denial](max)
+	return &denialCache{m: m}, err
 }
 
-// get returns the cached denial of (key, set) for a request of cost at now, with its
-// RetryAfter recomputed; ok is false when the store must decide.
-func (c *denialCache) get(key string, set *limiter.Set, now, cost int64) (limiter.Decision, bool) {
-	c.mu.Lock()
-	e, ok := c.m[denialKey{key, set}]
-	c.mu.Unlock()
+// get returns the cached denial of (key, version) for a request of cost at now, with
+// its RetryAfter recomputed; ok is false when the store must decide.
+func (c *denialCache) get(key string, version, now, cost int64) (limiter.Decision, bool) {
+	e, ok := c.m.Get(denialKey{key, version})
 	if !ok || now >= e.until || cost < e.cost {
 		return limiter.Decision{}, false
 	}
@@ -44,36 +47,9 @@ func (c *denialCache) get(key string, set *limiter.Set, now, cost int64) (limite
 }
 
 // put records that a request of cost was denied d at now.
-func (c *denialCache) put(key string, set *limiter.Set, now, cost int64, d limiter.Decision) {
+func (c *denialCache) put(key string, version, now, cost int64, d limiter.Decision) {
 	if d.Allowed || d.RetryAfter <= 0 {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := denialKey{key, set}
-	if _, ok := c.m[k]; !ok && len(c.m) >= c.max {
-		c.shrink(now)
-	}
-	c.m[k] = denial{cost: cost, until: now + d.RetryAfter, d: d}
-}
-
-// shrink drops the entries that have expired, then arbitrary ones down to 7/8 of max.
-func (c *denialCache) shrink(now int64) {
-	for k, e := range c.m {
-		if e.until <= now {
-			delete(c.m, k)
-		}
-	}
-	for k := range c.m {
-		if len(c.m) < c.max-c.max/8 {
-			break
-		}
-		delete(c.m, k)
-	}
-}
-
-func (c *denialCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
+	c.m.Add(denialKey{key, version}, denial{cost: cost, until: now + d.RetryAfter, d: d})
 }

@@ -30,11 +30,17 @@
 // an expired entry is still used for up to Config.MaxStale (default 5 minutes): known
 // keys keep their tenant's limits and fail mode through an outage of the tenant store,
 // at the price of revocations waiting for the store to come back. A tenant's rules are
-// compiled once per stored version and generation, so a reload that finds the tenant
-// unchanged keeps the same *limiter.Set values (which the backends and the denial cache
-// key their state by). A cached tenant is also reloaded at the end of its current
+// compiled once per stored version, generation and creation id, so a reload that finds
+// the tenant unchanged keeps the same *limiter.Set values. A cached tenant is also reloaded at the end of its current
 // calendar windows (a local midnight, a Monday, the 1st), so that a change of time zone
 // made within ConfigTTL before that boundary cannot let the old zone open a new window.
+//
+// Each cache is a least-recently-used cache (hashicorp/golang-lru/v2) of at most
+// Config.MaxEntries entries, whose entries carry the instant they were loaded, checked
+// against the injected clock. Keys found and keys not found are cached apart, so that
+// a flood of random keys evicts only other unknown keys, never a real key's record.
+// Concurrent misses of one key (or tenant) share one store call
+// (golang.org/x/sync/singleflight).
 //
 // A key that is not cached is loaded with one tenant store call when the store is a
 // store.KeyTenantLookup (Upstash and Redis: one script reads the record and its
@@ -65,9 +71,12 @@
 // cost of 1 this is "every request of that key until T".) Every check of a request is
 // looked up before any store call. A tenant-scope counter's key is the same for every
 // API key of the tenant, so its denial answers all of them from memory; counter keys
-// hold the tenant id, so it never answers another tenant. Entries are per process (per Lambda instance), bounded by
-// Config.MaxEntries, and keyed by the set's pointer: a rule change or a reset (a new
-// generation, hence new counter keys) never meets an old entry.
+// hold the tenant id, so it never answers another tenant. Entries are per process (per
+// Lambda instance), in a least-recently-used cache of Config.MaxEntries, and keyed by
+// the counter key and the tenant's stored version, which fix the rules: rules compiled
+// again at the same version (the config cache off, a reload) meet their denials, while
+// a rule change (a new version), a reset (a new generation, hence new counter keys) or
+// a tenant created again (a new creation id, new counter keys) never meets an old one.
 //
 // # Failures and the latency budget
 //

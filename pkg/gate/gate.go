@@ -48,7 +48,8 @@ type Config struct {
 	// AnonymousTenant, when set, names the tenant under which requests without an API
 	// key are limited per source IP, on the routes that tenant marks anonymous.
 	AnonymousTenant string
-	// MaxEntries bounds each in-process cache (keys, tenants, denials); 0 means 100000.
+	// MaxEntries bounds each in-process cache (keys found, keys not found, tenants,
+	// denials), each a least-recently-used cache; 0 means 100000.
 	MaxEntries int
 }
 
@@ -81,6 +82,14 @@ func New(cfg Config) (*Gate, error) {
 		return nil, errors.New("gate: Config.AnonymousTenant is not a valid tenant id")
 	}
 	cfg = withDefaults(cfg)
+	configs, err := newConfigCache(cfg.Tenants, cfg.ConfigTTL, cfg.MaxStale, cfg.MaxEntries)
+	if err != nil {
+		return nil, err
+	}
+	denials, err := newDenialCache(cfg.MaxEntries)
+	if err != nil {
+		return nil, err
+	}
 	return &Gate{
 		counters:  cfg.Counters,
 		now:       cfg.Now,
@@ -89,8 +98,8 @@ func New(cfg Config) (*Gate, error) {
 		failMode:  cfg.FailMode,
 		failRetry: cfg.FailClosedRetry.Microseconds(),
 		anonymous: cfg.AnonymousTenant,
-		configs:   newConfigCache(cfg.Tenants, cfg.ConfigTTL, cfg.MaxStale, cfg.MaxEntries),
-		denials:   newDenialCache(cfg.MaxEntries),
+		configs:   configs,
+		denials:   denials,
 	}, nil
 }
 

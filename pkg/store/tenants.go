@@ -93,11 +93,12 @@ type Tenants interface {
 	DeleteKey(ctx context.Context, tenantID, keyID string) error
 }
 
-// PrepareCreate validates t and returns it normalized with version 1, as Create stores
-// it. Implementations call it first.
+// PrepareCreate validates t and returns it normalized with version 1 and a new creation
+// id (tenant.NewCreationID, whatever t held: a tenant created again gets new counter
+// keys), as Create stores it. Implementations call it first.
 func PrepareCreate(t tenant.Tenant) (tenant.Tenant, error) {
 	t = t.Normalized()
-	t.Version = 1
+	t.Version, t.CreationID = 1, tenant.NewCreationID()
 	if err := t.Validate(); err != nil {
 		return tenant.Tenant{}, err
 	}

@@ -1,6 +1,8 @@
 package tenant
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -18,14 +20,26 @@ const counterKeyVersion = "c1"
 // Every part is written with its length in front ("c1|4:acme|0|16:GET /orders/{id}|10:k:ab12cd34"),
 // so the encoding is injective: two different tuples never give the same key, whatever
 // separators the parts contain. Bumping the generation (Reset) changes every key of the
-// tenant at once.
+// tenant at once. It is CreatedCounterKey for a tenant without a creation id.
 func CounterKey(tenantID string, generation int64, route, identity string) string {
+	return CreatedCounterKey(tenantID, "", generation, route, identity)
+}
+
+// CreatedCounterKey is CounterKey for the tenant created with creationID
+// (Tenant.CreationID): the generation part becomes "<generation>.<creation id>"
+// ("c1|4:acme|0.3f9a0c1b2d4e|..."), so that a tenant created again under the same id
+// counts under new keys. An empty creationID gives CounterKey's key.
+func CreatedCounterKey(tenantID, creationID string, generation int64, route, identity string) string {
 	var b strings.Builder
-	b.Grow(len(counterKeyVersion) + len(tenantID) + len(route) + len(identity) + 32)
+	b.Grow(len(counterKeyVersion) + len(tenantID) + len(creationID) + len(route) + len(identity) + 32)
 	b.WriteString(counterKeyVersion)
 	writePart(&b, tenantID)
 	b.WriteByte('|')
 	b.WriteString(strconv.FormatInt(generation, 10))
+	if creationID != "" {
+		b.WriteByte('.')
+		b.WriteString(creationID)
+	}
 	writePart(&b, route)
 	writePart(&b, identity)
 	return b.String()
@@ -74,6 +88,12 @@ func IdentityKey(keyID string) string { return "k:" + keyID }
 // for CounterKey.
 func IdentityIP(ip string) string { return "ip:" + ip }
 
+// IdentityAddressKey returns the identity under which a key-scope rule counts the
+// requests without an API key from client address ip, for CounterKey: the address
+// stands in for the key, in a counter of its own, apart from the ip-scope counter of
+// the same address (IdentityIP), which requests with a key from that address share.
+func IdentityAddressKey(ip string) string { return "ka:" + ip }
+
 // ClientAddress returns the address an anonymous client is limited by: the IPv4
 // address, or the /64 of an IPv6 address (IPv4-mapped IPv6 addresses count as IPv4),
 // so that one IPv6 host cannot take a fresh quota from each of its addresses. ok is
@@ -92,4 +112,31 @@ func ClientAddress(s string) (addr string, ok bool) {
 		return "", false
 	}
 	return p.String(), true
+}
+
+// MaxCreationIDLen bounds a tenant's CreationID, in bytes.
+const MaxCreationIDLen = 32
+
+// NewCreationID returns a new tenant's creation id: 12 lowercase hex digits from
+// crypto/rand, so that a tenant created again under the same id gets other counter
+// keys (CreatedCounterKey). Stores call it in Create (store.PrepareCreate).
+func NewCreationID() string {
+	var b [6]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// validCreationID reports whether id can be a CreationID: empty, or up to
+// MaxCreationIDLen lowercase ASCII letters and digits (nothing a counter key's parts
+// are separated by).
+func validCreationID(id string) bool {
+	if len(id) > MaxCreationIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

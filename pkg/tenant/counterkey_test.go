@@ -144,3 +144,39 @@ func randomParts(rng *rand.Rand, maxLen int) keyParts {
 	}
 	return keyParts{part(), rng.Int64N(30), part(), part()}
 }
+
+// TestCreationIDInCounterKeys: a tenant created again (a new creation id) counts under
+// new keys, carried over by updates and resets; a tenant without one keeps
+// CounterKey's keys.
+func TestCreationIDInCounterKeys(t *testing.T) {
+	if got, want := CreatedCounterKey("acme", "3f9a0c1b2d4e", 0, "", IdentityTenant), "c1|4:acme|0.3f9a0c1b2d4e|0:|1:t"; got != want {
+		t.Errorf("CreatedCounterKey = %q, want %q (the example in its doc)", got, want)
+	}
+	if CreatedCounterKey("acme", "", 2, "r", "t") != CounterKey("acme", 2, "r", "t") {
+		t.Error("no creation id: not CounterKey's key")
+	}
+	a, b := NewCreationID(), NewCreationID()
+	if a == b || !validCreationID(a) || len(a) != 12 {
+		t.Fatalf("NewCreationID gave %q then %q", a, b)
+	}
+	ten, err := Decode([]byte(`{"id": "acme", "creation_id": "` + a + `", "rules": [{"algorithm": "fixed_window", "limit": 1, "period": "1s"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := ten
+	again.CreationID = b
+	keyOf := func(t Tenant) string { s, _ := t.Sets(); return s.Checks(nil, nil, Caller{})[0].Key }
+	if keyOf(ten) == keyOf(again) {
+		t.Error("a tenant created again shares its counter keys with the first")
+	}
+	updated, err := ApplyUpdate(ten, again, 0)
+	if err != nil || updated.CreationID != a || Reset(ten).CreationID != a || ApplyCreate(ten).CreationID != "" {
+		t.Errorf("ApplyUpdate kept %q (%v), Reset %q, ApplyCreate %q; want %q, %q, \"\"", updated.CreationID, err, Reset(ten).CreationID, ApplyCreate(ten).CreationID, a, a)
+	}
+	for _, bad := range []string{"UPPER", "a|b", strings.Repeat("a", MaxCreationIDLen+1)} {
+		ten.CreationID = bad
+		if err := ten.Validate(); err == nil || !strings.Contains(err.Error(), "creation_id") {
+			t.Errorf("creation id %q: %v", bad, err)
+		}
+	}
+}

@@ -33,6 +33,7 @@ type tenantJSON struct {
 	Metadata    map[string]string `json:"metadata"`
 	Version     int64             `json:"version"`
 	Generation  int64             `json:"generation"`
+	CreationID  string            `json:"creation_id"`
 	ZoneChanges []json.RawMessage `json:"zone_changes"`
 }
 
@@ -45,7 +46,7 @@ type routeJSON struct {
 
 const (
 	changeFields = "at, from, to"
-	tenantFields = "id, rules, timezone, fail_mode, status, shadow, routes, metadata, version, generation, zone_changes"
+	tenantFields = "id, rules, timezone, fail_mode, status, shadow, routes, metadata, version, generation, creation_id, zone_changes"
 	routeFields  = "method, resource, rules, anonymous"
 )
 
@@ -61,7 +62,7 @@ func Decode(data []byte) (Tenant, error) {
 		return Tenant{}, err
 	}
 	t := Tenant{ID: raw.ID, Timezone: raw.Timezone, FailMode: raw.FailMode, Status: raw.Status,
-		Shadow: raw.Shadow, Metadata: raw.Metadata, Version: raw.Version, Generation: raw.Generation}
+		Shadow: raw.Shadow, Metadata: raw.Metadata, Version: raw.Version, Generation: raw.Generation, CreationID: raw.CreationID}
 	var err error
 	if t.Rules, err = decodeRules(raw.Rules, "rules"); err != nil {
 		return Tenant{}, err

@@ -21,14 +21,15 @@
 //
 // Decode reads it strictly (unknown fields are errors) and Validate reports the first
 // problem as a *limiter.FieldError naming the field by its path, such as
-// "routes[1].rules[0].limit" or "timezone". Version, Generation and ZoneChanges are
-// server-managed: stores set Version, Reset bumps Generation, and ApplyUpdate carries
-// all three over from the stored tenant when a client replaces or patches it.
+// "routes[1].rules[0].limit" or "timezone". Version, Generation, CreationID and
+// ZoneChanges are server-managed: stores set Version and CreationID on creation, Reset
+// bumps Generation, and ApplyUpdate carries all four over from the stored tenant when a
+// client replaces or patches it.
 //
 // Limiting: Tenant.Sets compiles the tenant's rules and each route's rules into
 // limiter.Sets once (cache the result with the tenant); Sets.Match finds the route of a
 // request from the API Gateway v1 resource or v2 routeKey; Sets.Checks lists the
-// decisions to make, each with its counter key from CounterKey. A route's rules apply
+// decisions to make, each with its counter key from CreatedCounterKey. A route's rules apply
 // on top of the tenant's, under a counter key of their own.
 //
 // Time zones: the tenant's zone governs all its calendar rules. A change of zone takes

@@ -12,8 +12,10 @@ import (
 // Build it once per stored version of the tenant with Tenant.Sets and cache it with the
 // tenant. Treat it as read-only: it is then safe for concurrent use.
 type Sets struct {
-	// TenantID and Generation are the tenant's, as they go into counter keys.
+	// TenantID, CreationID and Generation are the tenant's, as they go into counter
+	// keys.
 	TenantID   string
+	CreationID string
 	Generation int64
 	// Tenant holds the tenant-wide rules, applied to every request: one ScopedSet per
 	// scope they use.
@@ -56,18 +58,24 @@ type Caller struct {
 
 // Identity returns the identity part of the counter key under which scope counts c's
 // requests: one for the whole tenant, the key's, or the address's. A key-scope rule
-// counts a request without a key under its address, and an ip-scope rule counts the
-// requests without a valid address together, under "ip:unknown".
+// counts a request without a key under its address (IdentityAddressKey), and the
+// requests without a valid address together, as an ip-scope rule does, under
+// "unknown". Each scope's identity has a form of its own, so the counters of one
+// request's rule list never share a counter key.
 func (c Caller) Identity(scope limiter.Scope) string {
+	addr := c.Addr
+	if addr == "" {
+		addr = "unknown"
+	}
 	switch {
 	case scope == limiter.ScopeTenant || scope == "":
 		return IdentityTenant
-	case scope == limiter.ScopeKey && c.KeyID != "":
+	case scope != limiter.ScopeKey:
+		return IdentityIP(addr)
+	case c.KeyID != "":
 		return IdentityKey(c.KeyID)
-	case c.Addr != "":
-		return IdentityIP(c.Addr)
 	}
-	return IdentityIP("unknown")
+	return IdentityAddressKey(addr)
 }
 
 // Sets compiles the tenant's rules and its routes' rules. The tenant should be valid;
@@ -81,7 +89,7 @@ func (t Tenant) Sets() (*Sets, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sets{TenantID: t.ID, Generation: t.Generation, Tenant: tenantSets,
+	s := &Sets{TenantID: t.ID, CreationID: t.CreationID, Generation: t.Generation, Tenant: tenantSets,
 		Routes: make([]RouteSet, len(t.Routes)), byResource: map[string]map[string]int{}}
 	for i, r := range t.Routes {
 		sets, err := ScopedSets(r.Rules, r.DefaultScope(), zone)
@@ -166,7 +174,7 @@ func (s *Sets) RouteChecks(dst []Check, route *RouteSet, who Caller) []Check {
 
 func (s *Sets) appendChecks(dst []Check, route string, sets []ScopedSet, who Caller) []Check {
 	for _, ss := range sets {
-		key := CounterKey(s.TenantID, s.Generation, route, who.Identity(ss.Scope))
+		key := CreatedCounterKey(s.TenantID, s.CreationID, s.Generation, route, who.Identity(ss.Scope))
 		dst = append(dst, Check{Route: route, Scope: ss.Scope, Key: key, Set: ss.Set})
 	}
 	return dst

@@ -121,8 +121,8 @@ func TestScopes(t *testing.T) {
 	}{
 		{"a key", Caller{KeyID: "ab12cd34", Addr: "192.0.2.1"},
 			[]want{{limiter.ScopeTenant, IdentityTenant, 2}, {limiter.ScopeKey, IdentityKey("ab12cd34"), 1}, {limiter.ScopeIP, IdentityIP("192.0.2.1"), 1}}},
-		{"no key: key scope counts the address", Caller{Addr: "192.0.2.1"},
-			[]want{{limiter.ScopeTenant, IdentityTenant, 2}, {limiter.ScopeKey, IdentityIP("192.0.2.1"), 1}, {limiter.ScopeIP, IdentityIP("192.0.2.1"), 1}}},
+		{"no key: key scope counts the address, apart from the ip scope", Caller{Addr: "192.0.2.1"},
+			[]want{{limiter.ScopeTenant, IdentityTenant, 2}, {limiter.ScopeKey, IdentityAddressKey("192.0.2.1"), 1}, {limiter.ScopeIP, IdentityIP("192.0.2.1"), 1}}},
 		{"no address", Caller{KeyID: "ab12cd34"},
 			[]want{{limiter.ScopeTenant, IdentityTenant, 2}, {limiter.ScopeKey, IdentityKey("ab12cd34"), 1}, {limiter.ScopeIP, IdentityIP("unknown"), 1}}},
 	} {
@@ -176,5 +176,41 @@ func TestScopeRefused(t *testing.T) {
 				t.Fatalf("Decode: %v; want a field error on %s", err, tt.field)
 			}
 		})
+	}
+}
+
+// TestChecksNeverShareAKey: whoever sends a request (a key, an address, both,
+// neither), its checks have distinct counter keys, as one store decision requires. A
+// request without a key once had its key-scope and ip-scope counters under one key.
+func TestChecksNeverShareAKey(t *testing.T) {
+	ten, err := Decode([]byte(`{"id": "acme",
+	  "rules": [{"name": "org", "algorithm": "fixed_window", "limit": 100, "period": "day"},
+	            {"name": "per-key", "algorithm": "token_bucket", "limit": 10, "period": "1s", "scope": "key"},
+	            {"name": "per-ip", "algorithm": "fixed_window", "limit": 50, "period": "1m", "scope": "ip"}],
+	  "routes": [{"method": "GET", "resource": "/public", "anonymous": true,
+	              "rules": [{"name": "p", "algorithm": "fixed_window", "limit": 5, "period": "1s"},
+	                        {"name": "p-org", "algorithm": "fixed_window", "limit": 50, "period": "1s", "scope": "tenant"}]},
+	             {"method": "GET", "resource": "/orders",
+	              "rules": [{"name": "o", "algorithm": "fixed_window", "limit": 5, "period": "1s", "scope": "key"},
+	                        {"name": "o-ip", "algorithm": "fixed_window", "limit": 5, "period": "1s", "scope": "ip"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := ten.Sets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	callers := []Caller{{KeyID: "ab12cd34", Addr: "192.0.2.1"}, {Addr: "192.0.2.1"}, {KeyID: "ab12cd34"}, {}}
+	for _, who := range callers {
+		for _, resource := range []string{"/public", "/orders", "/none"} {
+			route, _ := sets.Match("GET", resource)
+			seen := map[string]bool{}
+			for _, c := range sets.Checks(nil, route, who) {
+				if seen[c.Key] {
+					t.Errorf("%+v on %s: counter key %q twice", who, resource, c.Key)
+				}
+				seen[c.Key] = true
+			}
+		}
 	}
 }

@@ -49,10 +49,13 @@ const (
 // defaults (time zone UTC, fail mode closed, status active, rule names); Decode returns
 // tenants already normalized and validated.
 //
-// Version, Generation and ZoneChanges are server-managed. Version counts the stored
-// revisions (1 on creation) and is the admin API's ETag. Generation is part of every
-// counter key: Reset bumps it, so a reset starts every counter afresh without scanning
-// them. ZoneChanges is the history of time-zone changes that may still be taking effect
+// Version, Generation, CreationID and ZoneChanges are server-managed. Version counts
+// the stored revisions (1 on creation) and is the admin API's ETag. Generation is part
+// of every counter key: Reset bumps it, so a reset starts every counter afresh without
+// scanning them. CreationID is drawn at random when the tenant is created
+// (NewCreationID) and is part of every counter key too, so a tenant deleted and created
+// again under the same id starts afresh, version 1 and generation 0 again included; it
+// is "" for a tenant created before creation ids, whose counter keys stay as they were. ZoneChanges is the history of time-zone changes that may still be taking effect
 // (see ApplyUpdate); Timezone is always the zone the tenant asked for last.
 type Tenant struct {
 	ID          string            `json:"id"`
@@ -65,6 +68,7 @@ type Tenant struct {
 	Metadata    map[string]string `json:"metadata,omitempty"`
 	Version     int64             `json:"version"`
 	Generation  int64             `json:"generation"`
+	CreationID  string            `json:"creation_id,omitempty"`
 	ZoneChanges []ZoneChange      `json:"zone_changes,omitempty"`
 }
 

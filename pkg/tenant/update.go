@@ -8,18 +8,18 @@ import (
 )
 
 // ApplyCreate returns t ready to be created: normalized, with the server-managed fields
-// cleared (stores set Version to 1; Generation starts at 0; there is no zone history).
-// It does not validate: stores do.
+// cleared (stores set Version to 1 and a new CreationID; Generation starts at 0; there
+// is no zone history). It does not validate: stores do.
 func ApplyCreate(t Tenant) Tenant {
 	t = t.Normalized()
-	t.Version, t.Generation, t.ZoneChanges = 0, 0, nil
+	t.Version, t.Generation, t.CreationID, t.ZoneChanges = 0, 0, "", nil
 	return t
 }
 
 // ApplyUpdate returns next, a client's new version of the stored tenant old (a PUT
 // body, or a merge-patched one), ready to be stored with old.Version as the condition.
-// It normalizes next, carries the server-managed Version, Generation and ZoneChanges
-// over from old (whatever next holds), records a change of time zone at now
+// It normalizes next, carries the server-managed Version, Generation, CreationID and
+// ZoneChanges over from old (whatever next holds), records a change of time zone at now
 // (microseconds) when next.Timezone differs from old's, drops the changes that have
 // taken effect, and validates the result.
 //
@@ -32,7 +32,7 @@ func ApplyUpdate(old, next Tenant, now int64) (Tenant, error) {
 	if next.ID != old.ID {
 		return Tenant{}, &limiter.FieldError{Field: "id", Value: strconv.Quote(next.ID), Reason: fmt.Sprintf("cannot change: the tenant is %q", old.ID)}
 	}
-	next.Version, next.Generation = old.Version, old.Generation
+	next.Version, next.Generation, next.CreationID = old.Version, old.Generation, old.CreationID
 	changes := old.ZoneChanges
 	if next.Timezone != old.Timezone {
 		at := now

@@ -157,6 +157,9 @@ func (t Tenant) validateCounters() error {
 	if t.Generation < 0 {
 		return &limiter.FieldError{Field: "generation", Value: strconv.FormatInt(t.Generation, 10), Reason: "must not be negative"}
 	}
+	if !validCreationID(t.CreationID) {
+		return &limiter.FieldError{Field: "creation_id", Value: strconv.Quote(t.CreationID), Reason: "must be empty or up to 32 lowercase letters and digits"}
+	}
 	return nil
 }
 

@@ -145,8 +145,8 @@ func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now i
 		var fresh [limiter.MaxRules]limiter.State
 		return set.Peek(fresh[:set.Len()], now, outs)
 	}
-	if e.set != set {
-		e.adopt(set)
+	if e.set != set { // read another set's way, without moving the entry to it
+		return set.Peek(e.statesFor(set), now, outs)
 	}
 	return set.Peek(e.states, now, outs)
 }

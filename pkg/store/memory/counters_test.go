@@ -140,3 +140,33 @@ func TestDecideOneThroughTheInterfaceDoesNotAllocate(t *testing.T) {
 		t.Fatalf("%v allocations per decision through store.DecideOne, want 0", n)
 	}
 }
+
+// TestPeekWithAnotherSetChangesNothing: a Peek with a set of other rules (a usage read
+// compiled from a newer tenant, say) reads the key without moving it to that set: the
+// rules it lacks keep their state. It once dropped them, resetting the key's counter.
+func TestPeekWithAnotherSetChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	minute := limiter.Rule{Name: "minute", Algorithm: limiter.FixedWindow, Limit: 2, Period: limiter.Every(time.Minute)}
+	hour := limiter.Rule{Name: "hour", Algorithm: limiter.FixedWindow, Limit: 100, Period: limiter.Every(time.Hour)}
+	both, err := limiter.NewSet([]limiter.Rule{minute, hour}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hourOnly, err := limiter.NewSet([]limiter.Rule{hour}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewCounters(CountersConfig{})
+	now := limiter.Micros(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	for range 2 {
+		if d, err := s.DecideOne(ctx, "k", both, now, 1); err != nil || !d.Allowed {
+			t.Fatalf("DecideOne: %+v, %v", d, err)
+		}
+	}
+	if d, err := s.Peek(ctx, "k", hourOnly, now, nil); err != nil || d.Remaining != 98 {
+		t.Fatalf("Peek with the hour alone: %+v, %v; want 98 remaining", d, err)
+	}
+	if d, err := s.DecideOne(ctx, "k", both, now, 1); err != nil || d.Allowed {
+		t.Errorf("the third request of the minute after a Peek: %+v, %v; want denied", d, err)
+	}
+}

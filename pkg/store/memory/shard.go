@@ -96,6 +96,12 @@ func (sh *shard) sweep(now int64) {
 // adopt moves the entry to a new set: each rule keeps the state of the old rule with the
 // same limiter.Rule.StateID and starts afresh otherwise.
 func (e *entry) adopt(set *limiter.Set) {
+	e.set, e.states = set, e.statesFor(set)
+}
+
+// statesFor returns the entry's states as set's rules would find them (adopt's),
+// leaving the entry as it is: a Peek reads them without moving the entry.
+func (e *entry) statesFor(set *limiter.Set) []limiter.State {
 	states := set.NewStates()
 	for i := range states {
 		id := set.Rule(i).StateID()
@@ -106,5 +112,5 @@ func (e *entry) adopt(set *limiter.Set) {
 			}
 		}
 	}
-	e.set, e.states = set, states
+	return states
 }

@@ -57,8 +57,8 @@ func testRoundTrip(t *testing.T, cfg TenantsConfig) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full.Version = 1
-	if !reflect.DeepEqual(got, full) || !reflect.DeepEqual(created, full) {
+	full.Version, full.CreationID = 1, created.CreationID
+	if created.CreationID == "" || !reflect.DeepEqual(got, full) || !reflect.DeepEqual(created, full) {
 		a, _ := json.Marshal(got)
 		b, _ := json.Marshal(full)
 		t.Errorf("stored tenant differs:\n got %s\nwant %s", a, b)
@@ -141,7 +141,7 @@ func testConcurrentReplace(t *testing.T, cfg TenantsConfig) {
 
 func testDelete(t *testing.T, cfg TenantsConfig) {
 	s, ctx := cfg.New(t), t.Context()
-	mustCreate(t, s, Tenant("acme"))
+	first := mustCreate(t, s, Tenant("acme"))
 	mustCreate(t, s, Tenant("other"))
 	wantErr(t, "Delete at a stale version", s.Delete(ctx, "acme", 2), store.ErrVersionConflict)
 	if err := s.Delete(ctx, "acme", 1); err != nil {
@@ -154,8 +154,14 @@ func testDelete(t *testing.T, cfg TenantsConfig) {
 	if _, err := s.Get(ctx, "other"); err != nil {
 		t.Errorf("Delete removed another tenant: %v", err)
 	}
-	if got := mustCreate(t, s, Tenant("acme")); got.Version != 1 {
-		t.Errorf("re-created at version %d", got.Version)
+	again := mustCreate(t, s, Tenant("acme"))
+	if again.Version != 1 {
+		t.Errorf("re-created at version %d", again.Version)
+	}
+	// Created again, the tenant counts under new counter keys: its old counters are
+	// not its own.
+	if got, _ := s.Get(ctx, "acme"); got.CreationID == "" || got.CreationID == first.CreationID {
+		t.Errorf("re-created with creation id %q, the first one had %q: the old counters would count", got.CreationID, first.CreationID)
 	}
 }
 

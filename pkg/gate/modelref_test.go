@@ -1,0 +1,215 @@
+package gate_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// The model's routes: a keyed one, an anonymous one, and a resource no route names.
+const (
+	modelKeyed, modelPublic, modelNone = "/a", "/pub", "/other"
+)
+
+// reference is TestModel's model of one tenant: its rules, keys and counters, each
+// counter decided by pkg/limiter alone. A counter is named by what it counts, not by a
+// counter key: the tenant's creation (epoch, bumped by resets too), the route, the
+// scope and who. Its states are kept by rule state id, so that a rule change keeps the
+// state of the rules it keeps, as stores do. (Generated rule changes never bring a
+// removed state id back.)
+type reference struct {
+	rules, keyed, public []limiter.Rule
+	epoch                int
+	names                int // rule names given so far: new rules get new names
+	keys                 []*refKey
+	counters             map[refCounter]map[string]limiter.State
+}
+
+type refKey struct {
+	raw, id string
+	live    bool
+}
+
+type refCounter struct {
+	epoch int
+	route string
+	scope limiter.Scope
+	who   string
+}
+
+var modelAddrs = []string{"192.0.2.1", "192.0.2.2", "2001:db8::1"}
+
+func newReference(rng *rand.Rand) *reference {
+	r := &reference{counters: map[refCounter]map[string]limiter.State{}}
+	r.newRules(rng)
+	return r
+}
+
+// newRules changes the rules: raises one rule's limit (a bucket's state id changes
+// with it; others keep their state), or draws every list afresh under new names.
+func (r *reference) newRules(rng *rand.Rand) {
+	if r.rules != nil && rng.IntN(2) == 0 {
+		lists := [][]limiter.Rule{r.rules, r.keyed, r.public}
+		l := lists[rng.IntN(3)]
+		l[rng.IntN(len(l))].Limit++
+		return
+	}
+	all := []limiter.Scope{limiter.ScopeTenant, limiter.ScopeKey, limiter.ScopeIP}
+	r.rules = r.draw(rng, all)
+	r.keyed = r.draw(rng, all)
+	r.public = r.draw(rng, all[:1:1])
+	r.public = append(r.public, r.draw(rng, []limiter.Scope{limiter.ScopeIP})...)
+}
+
+var modelAlgorithms = []limiter.Algorithm{limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingWindow, limiter.TokenBucket, limiter.LeakyBucket}
+
+var modelPeriods = []time.Duration{time.Second, 2 * time.Second, 10 * time.Second, time.Minute}
+
+// draw returns 1 to 3 rules of every algorithm and of the scopes given.
+func (r *reference) draw(rng *rand.Rand, scopes []limiter.Scope) []limiter.Rule {
+	out := make([]limiter.Rule, 1+rng.IntN(3))
+	for i := range out {
+		r.names++
+		out[i] = limiter.Rule{Name: fmt.Sprintf("r%d", r.names), Algorithm: modelAlgorithms[rng.IntN(len(modelAlgorithms))],
+			Limit: 3 + rng.Int64N(6), Period: limiter.Every(modelPeriods[rng.IntN(len(modelPeriods))]), Scope: scopes[rng.IntN(len(scopes))]}
+	}
+	return out
+}
+
+// json is the tenant id with the reference's rules, as the admin API takes it.
+func (r *reference) json(id string) string {
+	type route struct {
+		Method    string         `json:"method"`
+		Resource  string         `json:"resource"`
+		Rules     []limiter.Rule `json:"rules"`
+		Anonymous bool           `json:"anonymous,omitempty"`
+	}
+	b, _ := json.Marshal(map[string]any{"id": id, "rules": r.rules, "routes": []route{
+		{"GET", modelKeyed, r.keyed, false}, {"GET", modelPublic, r.public, true}}})
+	return string(b)
+}
+
+// recreated records that the tenant was created (again): new counters, and the old
+// keys are gone (their records with the tenant), though traffic still sends them.
+func (r *reference) recreated() {
+	r.epoch++
+	for _, k := range r.keys {
+		k.live = false
+	}
+}
+
+func (r *reference) addr(rng *rand.Rand) string { return modelAddrs[rng.IntN(len(modelAddrs))] }
+
+// someKey returns a live key, when there is one.
+func (r *reference) someKey(rng *rand.Rand) (*refKey, bool) {
+	var live []*refKey
+	for _, k := range r.keys {
+		if k.live {
+			live = append(live, k)
+		}
+	}
+	if len(live) == 0 {
+		return nil, false
+	}
+	return live[rng.IntN(len(live))], true
+}
+
+// request draws a request: a route (or none), a key (any, revoked and deleted ones
+// included) or none, an address and a cost.
+func (r *reference) request(rng *rand.Rand) gate.Request {
+	req := gate.Request{Method: "GET", Resource: []string{modelKeyed, modelPublic, modelNone}[rng.IntN(3)],
+		SourceIP: r.addr(rng), Cost: 1 + rng.Int64N(2)}
+	if rng.IntN(4) > 0 {
+		req.APIKey = r.keys[rng.IntN(len(r.keys))].raw
+	}
+	return req
+}
+
+// decide is the reference's answer to req at now: Unauthorized for a revoked or
+// deleted key and for a request without a key off the anonymous route; else every
+// scoped counter of the route's rules and the tenant's, decided as one by
+// limiter.DecideAll.
+func (r *reference) decide(req gate.Request, now int64) gate.Status {
+	who, ok := r.caller(req)
+	if !ok {
+		return gate.Unauthorized
+	}
+	var counters []refCounter
+	var sets []*limiter.Set
+	add := func(route string, rules []limiter.Rule) {
+		for _, scope := range limiter.Scopes {
+			var these []limiter.Rule
+			for _, rule := range rules {
+				if rule.Scope == scope {
+					these = append(these, rule)
+				}
+			}
+			if len(these) > 0 {
+				set, err := limiter.NewSet(these, nil)
+				if err != nil {
+					panic(err) // the generator's rules are valid
+				}
+				counters, sets = append(counters, refCounter{r.epoch, route, scope, who[scope]}), append(sets, set)
+			}
+		}
+	}
+	switch req.Resource {
+	case modelKeyed:
+		add(modelKeyed, r.keyed)
+	case modelPublic:
+		add(modelPublic, r.public)
+	}
+	add("", r.rules)
+	return r.decideAll(counters, sets, now, req.Cost)
+}
+
+// caller returns who req is for each scope, or false when it is Unauthorized.
+func (r *reference) caller(req gate.Request) (map[limiter.Scope]string, bool) {
+	if req.APIKey == "" {
+		if req.Resource != modelPublic {
+			return nil, false
+		}
+		return map[limiter.Scope]string{limiter.ScopeTenant: "", limiter.ScopeKey: "no key from " + req.SourceIP, limiter.ScopeIP: req.SourceIP}, true
+	}
+	for _, k := range r.keys {
+		if k.raw == req.APIKey {
+			return map[limiter.Scope]string{limiter.ScopeTenant: "", limiter.ScopeKey: "key " + k.id, limiter.ScopeIP: req.SourceIP}, k.live
+		}
+	}
+	return nil, false
+}
+
+// decideAll decides the counters with their sets at now, keeping their states by
+// state id.
+func (r *reference) decideAll(counters []refCounter, sets []*limiter.Set, now, cost int64) gate.Status {
+	states := make([][]limiter.State, len(sets))
+	for i, set := range sets {
+		states[i] = set.NewStates()
+		for j := range states[i] {
+			if st, ok := r.counters[counters[i]][set.Rule(j).StateID()]; ok {
+				states[i][j] = st
+			}
+		}
+	}
+	outs := make([]limiter.Decision, len(sets))
+	allowed, err := limiter.DecideAll(sets, states, now, cost, outs)
+	if err != nil {
+		panic(err) // costs are below every capacity
+	}
+	for i, set := range sets {
+		if r.counters[counters[i]] == nil {
+			r.counters[counters[i]] = map[string]limiter.State{}
+		}
+		for j := range states[i] {
+			r.counters[counters[i]][set.Rule(j).StateID()] = states[i][j]
+		}
+	}
+	if allowed {
+		return gate.Allowed
+	}
+	return gate.Denied
+}
