@@ -94,6 +94,10 @@ func (c *configCache) key(ctx context.Context, hash string, now int64, calls *in
 		return e.result()
 	}
 	v, err, _ := c.flight.Do("k"+hash, func() (any, error) {
+		// A flight that ended between cachedKey and Do has cached its answer.
+		if e, ok := c.cachedKey(hash); ok && c.fresh(e.loaded, now) {
+			return e, nil
+		}
 		*calls++
 		return c.loadKey(ctx, hash, now)
 	})
@@ -172,6 +176,10 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 		return e.result()
 	}
 	v, err, _ := c.flight.Do("t"+id, func() (any, error) {
+		// A flight that ended between Get and Do has cached its answer.
+		if e, ok := c.tenants.Get(id); ok && c.fresh(e.loaded, now) && now < e.until {
+			return e.result()
+		}
 		*calls++
 		t, err := c.store.Get(ctx, id)
 		return c.loadedTenant(id, e, ok, t, err, now)
