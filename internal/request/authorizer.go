@@ -8,6 +8,26 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 
+// EventKind is the kind of an API Gateway authorizer event.
+type EventKind int
+
+// The authorizer events ParseAuthorizerEvent reads.
+const (
+	RESTEvent EventKind = iota + 1 // REST API (v1) REQUEST, or the HTTP API's payload format 1.0
+	HTTPEvent                      // HTTP API payload format 2.0
+)
+
+// AuthorizerEvent is what edgelimit reads of an authorizer event.
+type AuthorizerEvent struct {
+	Kind EventKind
+	// Request is the gate's request: FromRESTAuthorizer's or FromHTTPAuthorizer's of
+	// the same event.
+	Request   gate.Request
+	MethodArn string // a REST event's methodArn
+	RouteArn  string // an HTTP event's routeArn
+	RequestID string // requestContext.requestId
+}
+
 // ErrTokenEvent is returned for a TOKEN authorizer event.
 var ErrTokenEvent = errors.New("authorizer: TOKEN authorizer events carry no headers and no source IP: " +
 	"configure a REQUEST authorizer (REST API FunctionPayloadType REQUEST, or an HTTP API Lambda authorizer) " +
