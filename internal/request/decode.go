@@ -1,0 +1,88 @@
+package request
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// eventMembers carries the members of every kind of authorizer event in one struct, so
+// that an event is decoded once, whatever its kind: aws-lambda-go's REST REQUEST event
+// (embedded), and the members of the HTTP API payload 2.0 event that it lacks.
+type eventMembers struct {
+	events.APIGatewayCustomAuthorizerRequestTypeRequest
+	Version  string `json:"version"`
+	RouteArn string `json:"routeArn"`
+	RouteKey string `json:"routeKey"`
+	// RequestContext shadows the embedded event's: it holds both kinds' contexts.
+	RequestContext eventContext `json:"requestContext"`
+}
+
+// eventContext is the request context of either kind: the REST event's, and the HTTP
+// API's route key and http description.
+type eventContext struct {
+	events.APIGatewayCustomAuthorizerRequestTypeRequestContext
+	RouteKey string                                               `json:"routeKey"`
+	HTTP     events.APIGatewayV2HTTPRequestContextHTTPDescription `json:"http"`
+}
+
+// DecodeAuthorizerEvent decodes the JSON of an authorizer event once, with
+// encoding/json, into aws-lambda-go's types; tells its kind from its type and version;
+// and returns what FromRESTAuthorizer or FromHTTPAuthorizer reads of it. encoding/json's
+// rules apply throughout: member names match whatever their case, the last of a
+// repeated member wins (two objects merge), null leaves a member as it was (a map
+// becomes empty), and a member of either kind's type that holds the wrong JSON type is
+// refused, whichever kind the event is.
+//
+// Errors: a TOKEN event gets ErrTokenEvent; a payload that is not JSON, or of the
+// wrong types, "authorizer: malformed event: ..."; an event that is not a REQUEST
+// authorizer event, or of a payload version other than 1.0 and 2.0, an error that
+// says so.
+func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, error) {
+	var w eventMembers
+	if err := json.Unmarshal(payload, &w); err != nil {
+		return AuthorizerEvent{}, malformed(err)
+	}
+	kind, err := kindOf(w.Type, w.Version)
+	if err != nil {
+		return AuthorizerEvent{}, err
+	}
+	c := &w.RequestContext
+	if kind == HTTPEvent {
+		ev := events.APIGatewayV2CustomAuthorizerV2Request{RouteArn: w.RouteArn, RouteKey: w.RouteKey, Headers: w.Headers}
+		ev.RequestContext.RouteKey, ev.RequestContext.HTTP = c.RouteKey, c.HTTP
+		return AuthorizerEvent{Kind: HTTPEvent, Request: FromHTTPAuthorizer(ev, keyHeader),
+			RouteArn: w.RouteArn, RequestID: c.RequestID}, nil
+	}
+	ev := w.APIGatewayCustomAuthorizerRequestTypeRequest
+	ev.RequestContext = c.APIGatewayCustomAuthorizerRequestTypeRequestContext
+	req, err := FromRESTAuthorizer(ev, keyHeader)
+	return AuthorizerEvent{Kind: RESTEvent, Request: req, MethodArn: w.MethodArn, RequestID: c.RequestID}, err
+}
+
+// kindOf tells an event's kind from its type and version.
+func kindOf(typ, version string) (EventKind, error) {
+	switch {
+	case typ == "TOKEN":
+		return 0, ErrTokenEvent
+	case typ != "REQUEST":
+		return 0, fmt.Errorf("authorizer: not an API Gateway authorizer event (type %.20q): want a REQUEST authorizer event", typ)
+	case version == "2.0":
+		return HTTPEvent, nil
+	case version == "" || version == "1.0":
+		return RESTEvent, nil
+	}
+	return 0, fmt.Errorf("authorizer: authorizer payload version %.10q is not supported: want 1.0 or 2.0", version)
+}
+
+// malformed is the error of a payload encoding/json does not decode. It names the
+// member of the wrong type, never its value (which may be a key).
+func malformed(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return fmt.Errorf("authorizer: malformed event: %s has the wrong JSON type (%s)", typeErr.Field, typeErr.Value)
+	}
+	return fmt.Errorf("authorizer: malformed event: %w", err)
+}
