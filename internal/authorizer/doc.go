@@ -1,10 +1,11 @@
 // Package authorizer answers API Gateway's Lambda authorizer events with the decisions
 // of a gate.Gate: the REST API (v1) REQUEST authorizer and the HTTP API (v2) payload
-// 2.0 authorizer. Handler.Invoke is the lambda.Handler of the function: it reads the
-// raw event in one pass (request.ParseAuthorizerEvent: its kind, and only the members
-// it needs) and writes the reply's JSON itself, the bytes encoding/json would write for
-// aws-lambda-go's response types. REST, HTTP and HTTPIAM take and return those types,
-// decoded, for `edgelimit dev` and other callers.
+// 2.0 authorizer. Handler.Invoke is the lambda.Handler of the function: it decodes the
+// raw event once with encoding/json into aws-lambda-go's types
+// (request.DecodeAuthorizerEvent: one struct of every kind's members, whose type and
+// version tell the kind) and encodes the reply, one of aws-lambda-go's response types,
+// with encoding/json. REST, HTTP and HTTPIAM take and return those types, decoded, for
+// `edgelimit dev` and other callers.
 //
 // # Answers
 //

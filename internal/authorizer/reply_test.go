@@ -44,11 +44,13 @@ func decodedAnswer(t *testing.T, h *authorizer.Handler, mode authorizer.HTTPResp
 	return json.Marshal(resp)
 }
 
-// Invoke writes its reply itself: byte for byte what encoding/json writes for the
-// response REST, HTTP or HTTPIAM returns, for every sample event in both HTTP API
-// modes, allowed and then denied (seven requests within demo's burst of five), failing
-// open and closed, with usageIdentifierKey, and with ARNs that encoding/json escapes.
-func TestInvokeWritesWhatEncodingJSONWrites(t *testing.T) {
+// Invoke, which decodes the raw event once into one struct of every kind's members,
+// answers byte for byte what encoding/json writes for the response REST, HTTP or
+// HTTPIAM returns for the event decoded into its own aws-lambda-go type, for every
+// sample event in both HTTP API modes, allowed and then denied (seven requests within
+// demo's burst of five), failing open and closed, with usageIdentifierKey, and with
+// ARNs that encoding/json escapes.
+func TestInvokeAnswersAsTheDecodedEvent(t *testing.T) {
 	escaped := func(s string) string {
 		return strings.Replace(s, `/GET/hello"`, `/GET/h<e>&llo\u00e9\u2028\""`, 1)
 	}

@@ -11,7 +11,7 @@ import (
 // EventKind is the kind of an API Gateway authorizer event.
 type EventKind int
 
-// The authorizer events ParseAuthorizerEvent reads.
+// The authorizer events DecodeAuthorizerEvent reads.
 const (
 	RESTEvent EventKind = iota + 1 // REST API (v1) REQUEST, or the HTTP API's payload format 1.0
 	HTTPEvent                      // HTTP API payload format 2.0

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 )
@@ -82,7 +83,20 @@ func kindOf(typ, version string) (EventKind, error) {
 func malformed(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		return fmt.Errorf("authorizer: malformed event: %s has the wrong JSON type (%s)", typeErr.Field, typeErr.Value)
+		return fmt.Errorf("authorizer: malformed event: %s has the wrong JSON type (%s)", memberPath(typeErr.Field), typeErr.Value)
 	}
 	return fmt.Errorf("authorizer: malformed event: %w", err)
+}
+
+// memberPath is the JSON path of a decoded field, without the names of the embedded
+// aws-lambda-go types that encoding/json puts in it ("requestContext.identity.sourceIp").
+func memberPath(field string) string {
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" && (p[0] < 'A' || p[0] > 'Z') {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ".")
 }

@@ -4,9 +4,10 @@
 //
 //   - API Gateway authorizer events: REST API (v1) REQUEST (FromRESTAuthorizer, which
 //     refuses TOKEN events with ErrTokenEvent) and HTTP API payload 2.0
-//     (FromHTTPAuthorizer), for `edgelimit dev`; and either from its raw JSON in one
-//     pass (ParseAuthorizerEvent: a scanner that checks the whole payload's syntax and
-//     decodes only the members it reads), for the authorizer function's warm path;
+//     (FromHTTPAuthorizer), for `edgelimit dev`; and either from its raw JSON
+//     (DecodeAuthorizerEvent: encoding/json decodes it once into one struct of
+//     aws-lambda-go's types whose type and version tell the kind), for the authorizer
+//     function;
 //   - Lambda proxy events, for pkg/middleware: REST API v1 (FromRESTProxy), HTTP API
 //     payload 2.0 (FromHTTPProxy), function URLs (FromFunctionURL) and ALB targets
 //     (FromALB);
