@@ -1,10 +1,9 @@
-package answer
+package headers
 
 import (
 	"net/http"
 	"strconv"
 
-	"github.com/edgelimit/edgelimit/internal/headers"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 
@@ -21,29 +20,30 @@ var (
 	internalBody     = []byte(`{"message":"Internal Server Error"}`)
 )
 
-// For returns the answer to res: see the package doc.
+// For returns the answer to res: see "Answers" in the package doc.
 func For(res gate.Result) Answer {
 	switch res.Status {
 	case gate.Denied:
-		return Denied(res)
+		return Deny(res)
 	case gate.Unauthorized:
 		return message(http.StatusUnauthorized, unauthorizedBody)
 	}
 	a := Answer{Header: http.Header{}}
 	switch {
 	case res.FailOpen:
-		a.Header.Set(headers.FailField, headers.FailOpen) // nothing was counted
+		a.Header.Set(FailField, FailOpen) // nothing was counted
 	case res.Set != nil:
-		headers.Write(a.Header, res.Set, res.Decision, res.Now, res.Policies()...)
+		Write(a.Header, res.Set, res.Decision, res.Now, res.Policies()...)
 	}
 	return a
 }
 
-// Denied returns the 429 of res's decision, whatever res.Status says (the middleware
-// also refuses an admitted request whose leaky-bucket delay it will not wait).
-func Denied(res gate.Result) Answer {
+// Deny returns the 429 of res's decision, whatever res.Status says (the middleware
+// also refuses an admitted request whose leaky-bucket delay it will not wait): the
+// fields and body of Denied.
+func Deny(res gate.Result) Answer {
 	a := Answer{Status: http.StatusTooManyRequests, Header: http.Header{}}
-	a.Body = headers.Denied(a.Header, res.Set, res.Decision, res.Now, res.Policies()...)
+	a.Body = Denied(a.Header, res.Set, res.Decision, res.Now, res.Policies()...)
 	return a
 }
 
