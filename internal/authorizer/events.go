@@ -11,7 +11,8 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 
-// ErrTokenEvent is returned for a TOKEN authorizer event (request.ErrTokenEvent).
+// ErrTokenEvent is returned by REST for a TOKEN authorizer event (request.ErrTokenEvent):
+// Token answers those.
 var ErrTokenEvent = request.ErrTokenEvent
 
 // The events without the ARN their policy would name.
@@ -39,6 +40,15 @@ func (h *Handler) RESTResult(ctx context.Context, ev events.APIGatewayCustomAuth
 		MethodArn: ev.MethodArn, RequestID: ev.RequestContext.RequestID})
 }
 
+// Token answers a REST API (v1) TOKEN authorizer event with an IAM policy on its
+// methodArn, or ErrUnauthorized. The token is the API key; the route is the methodArn's
+// method and path; the event carries no source IP (see the package doc).
+func (h *Handler) Token(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+	resp, _, err := h.policyReply(ctx, request.AuthorizerEvent{Kind: request.TokenEvent,
+		Request: request.FromTokenAuthorizer(ev), MethodArn: ev.MethodArn})
+	return resp, err
+}
+
 // HTTP answers an HTTP API payload 2.0 event with the simple response, or
 // ErrUnauthorized.
 func (h *Handler) HTTP(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
@@ -58,7 +68,7 @@ func httpEvent(ev events.APIGatewayV2CustomAuthorizerV2Request, keyHeader string
 		RouteArn: ev.RouteArn, RequestID: ev.RequestContext.RequestID}
 }
 
-// policyReply answers a REST event with an IAM policy on its methodArn.
+// policyReply answers a REST or TOKEN event with an IAM policy on its methodArn.
 func (h *Handler) policyReply(ctx context.Context, ev request.AuthorizerEvent) (events.APIGatewayCustomAuthorizerResponse, gate.Result, error) {
 	if ev.MethodArn == "" {
 		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, errNoMethodArn

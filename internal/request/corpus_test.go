@@ -65,16 +65,17 @@ var wantIdentity = map[string]struct {
 	kind                            request.EventKind
 	method, route, key, ip, arnTail string
 }{
-	"http-anonymous-route": {request.HTTPEvent, "GET", "GET /health", "", "203.0.113.7", "$default/GET/health"},
-	"http-iam-valid-key":   {request.HTTPEvent, "GET", "GET /hello", demoKey, "203.0.113.7", "$default/GET/hello"},
-	"http-missing-key":     {request.HTTPEvent, "GET", "GET /hello", "", "203.0.113.7", "$default/GET/hello"},
-	"http-unknown-key":     {request.HTTPEvent, "GET", "GET /hello", unknownKey, "203.0.113.7", "$default/GET/hello"},
-	"http-valid-key":       {request.HTTPEvent, "GET", "GET /hello", demoKey, "203.0.113.7", "$default/GET/hello"},
-	"rest-anonymous-route": {request.RESTEvent, "GET", "/health", "", "203.0.113.7", "v1/GET/health"},
-	"rest-missing-key":     {request.RESTEvent, "GET", "/hello", "", "203.0.113.7", "v1/GET/hello"},
-	"rest-token":           {},
-	"rest-unknown-key":     {request.RESTEvent, "GET", "/hello", unknownKey, "203.0.113.7", "v1/GET/hello"},
-	"rest-valid-key":       {request.RESTEvent, "GET", "/hello", demoKey, "203.0.113.7", "v1/GET/hello"},
+	"http-anonymous-route":   {request.HTTPEvent, "GET", "GET /health", "", "203.0.113.7", "$default/GET/health"},
+	"http-iam-valid-key":     {request.HTTPEvent, "GET", "GET /hello", demoKey, "203.0.113.7", "$default/GET/hello"},
+	"http-missing-key":       {request.HTTPEvent, "GET", "GET /hello", "", "203.0.113.7", "$default/GET/hello"},
+	"http-unknown-key":       {request.HTTPEvent, "GET", "GET /hello", unknownKey, "203.0.113.7", "$default/GET/hello"},
+	"http-valid-key":         {request.HTTPEvent, "GET", "GET /hello", demoKey, "203.0.113.7", "$default/GET/hello"},
+	"rest-anonymous-route":   {request.RESTEvent, "GET", "/health", "", "203.0.113.7", "v1/GET/health"},
+	"rest-missing-key":       {request.RESTEvent, "GET", "/hello", "", "203.0.113.7", "v1/GET/hello"},
+	"rest-token":             {request.TokenEvent, "GET", "/hello", demoKey, "", "v1/GET/hello"},
+	"rest-token-unknown-key": {request.TokenEvent, "POST", "/orders/42", unknownKey, "", "v1/POST/orders/42"},
+	"rest-unknown-key":       {request.RESTEvent, "GET", "/hello", unknownKey, "203.0.113.7", "v1/GET/hello"},
+	"rest-valid-key":         {request.RESTEvent, "GET", "/hello", demoKey, "203.0.113.7", "v1/GET/hello"},
 }
 
 // The keys of events/authorizer: the documented demo key, and one nobody issued.
@@ -120,5 +121,27 @@ func TestEventFilesDecodeToTheirIdentities(t *testing.T) {
 	}
 	if decoded < 100 {
 		t.Errorf("%d events decoded, want at least 100", decoded)
+	}
+}
+
+// MethodOfArn reads the method and the request's path out of a REST methodArn, and
+// nothing out of a string of another shape.
+func TestMethodOfArn(t *testing.T) {
+	const api = "arn:aws:execute-api:us-east-1:123456789012:abcdef1234"
+	cases := []struct{ arn, method, resource string }{
+		{api + "/v1/GET/hello", "GET", "/hello"},
+		{api + "/prod/POST/pets/42/toys", "POST", "/pets/42/toys"},
+		{api + "/prod/GET/", "GET", "/"},
+		{api + "/prod/DELETE", "DELETE", "/"},
+		{"arn:aws-cn:execute-api:cn-north-1:123456789012:api/$default/PUT/a", "PUT", "/a"},
+		{api + "/prod", "", ""},
+		{api + "/prod//x", "", ""},
+		{"GET/hello", "", ""},
+		{"", "", ""},
+	}
+	for _, tc := range cases {
+		if m, r := request.MethodOfArn(tc.arn); m != tc.method || r != tc.resource {
+			t.Errorf("MethodOfArn(%q) = %q, %q; want %q, %q", tc.arn, m, r, tc.method, tc.resource)
+		}
 	}
 }

@@ -11,12 +11,14 @@ import (
 
 // eventMembers carries the members of every kind of authorizer event in one struct, so
 // that an event is decoded once, whatever its kind: aws-lambda-go's REST REQUEST event
-// (embedded), and the members of the HTTP API payload 2.0 event that it lacks.
+// (embedded), and the members of the HTTP API payload 2.0 event and of the TOKEN event
+// (events.APIGatewayCustomAuthorizerRequest) that it lacks.
 type eventMembers struct {
 	events.APIGatewayCustomAuthorizerRequestTypeRequest
-	Version  string `json:"version"`
-	RouteArn string `json:"routeArn"`
-	RouteKey string `json:"routeKey"`
+	Version            string `json:"version"`
+	RouteArn           string `json:"routeArn"`
+	RouteKey           string `json:"routeKey"`
+	AuthorizationToken string `json:"authorizationToken"`
 	// RequestContext shadows the embedded event's: it holds both kinds' contexts.
 	RequestContext eventContext `json:"requestContext"`
 }
@@ -31,16 +33,17 @@ type eventContext struct {
 
 // DecodeAuthorizerEvent decodes the JSON of an authorizer event once, with
 // encoding/json, into aws-lambda-go's types; tells its kind from its type and version;
-// and returns what FromRESTAuthorizer or FromHTTPAuthorizer reads of it. encoding/json's
+// and returns what FromRESTAuthorizer, FromHTTPAuthorizer or FromTokenAuthorizer reads
+// of it. encoding/json's
 // rules apply throughout: member names match whatever their case, the last of a
 // repeated member wins (two objects merge), null leaves a member as it was (a map
 // becomes empty), and a member of either kind's type that holds the wrong JSON type is
 // refused, whichever kind the event is.
 //
-// Errors: a TOKEN event gets ErrTokenEvent; a payload that is not JSON, or of the
-// wrong types, "authorizer: malformed event: ..."; an event that is not a REQUEST
-// authorizer event, or of a payload version other than 1.0 and 2.0, an error that
-// says so.
+// Errors: a payload that is not JSON, or of the
+// wrong types, "authorizer: malformed event: ..."; an event that is neither a REQUEST
+// nor a TOKEN authorizer event, or of a payload version other than 1.0 and 2.0, an
+// error that says so.
 func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, error) {
 	var w eventMembers
 	if err := json.Unmarshal(payload, &w); err != nil {
@@ -51,7 +54,11 @@ func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, e
 		return AuthorizerEvent{}, err
 	}
 	c := &w.RequestContext
-	if kind == HTTPEvent {
+	switch kind {
+	case TokenEvent:
+		ev := events.APIGatewayCustomAuthorizerRequest{Type: w.Type, AuthorizationToken: w.AuthorizationToken, MethodArn: w.MethodArn}
+		return AuthorizerEvent{Kind: TokenEvent, Request: FromTokenAuthorizer(ev), MethodArn: w.MethodArn}, nil
+	case HTTPEvent:
 		ev := events.APIGatewayV2CustomAuthorizerV2Request{RouteArn: w.RouteArn, RouteKey: w.RouteKey, Headers: w.Headers}
 		ev.RequestContext.RouteKey, ev.RequestContext.HTTP = c.RouteKey, c.HTTP
 		return AuthorizerEvent{Kind: HTTPEvent, Request: FromHTTPAuthorizer(ev, keyHeader),
@@ -67,9 +74,9 @@ func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, e
 func kindOf(typ, version string) (EventKind, error) {
 	switch {
 	case typ == "TOKEN":
-		return 0, ErrTokenEvent
+		return TokenEvent, nil
 	case typ != "REQUEST":
-		return 0, fmt.Errorf("authorizer: not an API Gateway authorizer event (type %.20q): want a REQUEST authorizer event", typ)
+		return 0, fmt.Errorf("authorizer: not an API Gateway authorizer event (type %.20q): want a REQUEST or TOKEN authorizer event", typ)
 	case version == "2.0":
 		return HTTPEvent, nil
 	case version == "" || version == "1.0":
