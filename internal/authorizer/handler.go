@@ -124,3 +124,7 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	}
 	return json.Marshal(resp)
 }
+
+// KeyHeader is the name of the header that carries the API key (gate.Gate.KeyHeader),
+// for callers that render the answer themselves (a 401 names it).
+func (h *Handler) KeyHeader() string { return h.gate.KeyHeader() }

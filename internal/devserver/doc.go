@@ -5,7 +5,8 @@
 // request's path, its methodArn a local one) answered by authorizer.Handler.REST:
 //
 //   - Unauthorized (unknown or missing key, suspended tenant): 401 {"message":"Unauthorized"},
-//     as API Gateway answers;
+//     as API Gateway answers, with the middleware's WWW-Authenticate challenge (the key's
+//     header and the reason);
 //   - Deny: the 429 the middleware sends (internal/headers): Retry-After (the
 //     exact one, where a deployed REST API can only send the template's static
 //     fallback), X-RateLimit-*, RateLimit-Policy and RateLimit, and the JSON body with

@@ -56,13 +56,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	resp, res, err := s.auth.RESTResult(r.Context(), request.RESTAuthorizerEvent(r, requestID()))
 	switch {
 	case errors.Is(err, authorizer.ErrUnauthorized):
-		headers.For(res).Write(w) // res.Status is Unauthorized: 401
+		headers.For(res, s.auth.KeyHeader()).Write(w) // res.Status is Unauthorized: 401
 	case err != nil:
 		headers.Internal().Write(w)
 	case !allowed(resp):
 		headers.Deny(res).Write(w)
 	default:
-		headers.For(res).Write(w) // the rate-limit fields; the upstream answers
+		headers.For(res, s.auth.KeyHeader()).Write(w) // the rate-limit fields; the upstream answers
 		s.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)))
 	}
 }

@@ -20,13 +20,14 @@ var (
 	internalBody     = []byte(`{"message":"Internal Server Error"}`)
 )
 
-// For returns the answer to res: see "Answers" in the package doc.
-func For(res gate.Result) Answer {
+// For returns the answer to res: see "Answers" in the package doc. keyHeader is the
+// header the API key goes in (gate.Gate.KeyHeader), which a 401 names.
+func For(res gate.Result, keyHeader string) Answer {
 	switch res.Status {
 	case gate.Denied:
 		return Deny(res)
 	case gate.Unauthorized:
-		return message(http.StatusUnauthorized, unauthorizedBody)
+		return Unauthorized(res, keyHeader)
 	}
 	a := Answer{Header: http.Header{}}
 	switch {
@@ -46,6 +47,25 @@ func Deny(res gate.Result) Answer {
 	a.Body = Denied(a.Header, res.Set, res.Decision, res.Now, res.Policies()...)
 	return a
 }
+
+// Unauthorized returns the 401 of res: the body {"message":"Unauthorized"} and a
+// WWW-Authenticate challenge (RFC 9110, section 11.6.1) that names the header the key
+// goes in and says why, res.Reason (the gate's reason, which never holds the key):
+//
+//	WWW-Authenticate: APIKey realm="edgelimit", header="x-api-key", error_description="missing API key"
+func Unauthorized(res gate.Result, keyHeader string) Answer {
+	a := message(http.StatusUnauthorized, unauthorizedBody)
+	b := append(make([]byte, 0, 128), `APIKey realm="edgelimit", header=`...)
+	b = appendString(b, keyHeader)
+	if res.Reason != "" {
+		b = appendString(append(b, ", error_description="...), res.Reason)
+	}
+	a.Header.Set(challengeField, string(b))
+	return a
+}
+
+// challengeField is the field of a 401's challenge.
+const challengeField = "Www-Authenticate" // canonical form of WWW-Authenticate
 
 // Internal returns the 500 of a gate error.
 func Internal() Answer { return message(http.StatusInternalServerError, internalBody) }

@@ -17,7 +17,10 @@
 //     Deny builds every 429, also the middleware's for a leaky-bucket delay it will not
 //     wait. A 429 of the fail mode (the store failed, the tenant fails closed) carries
 //     X-RateLimit-Fail: closed and "fail_closed": true instead of a limit's fields.
-//   - Unauthorized: 401 {"message":"Unauthorized"}, as API Gateway answers it.
+//   - Unauthorized: 401 {"message":"Unauthorized"}, as API Gateway answers it, with a
+//     WWW-Authenticate challenge of the scheme APIKey that names the key's header and
+//     gives the gate's reason: APIKey realm="edgelimit", header="x-api-key",
+//     error_description="missing API key (no anonymous tenant: no route is anonymous)".
 //   - Allowed: no response of its own (Status 0): Header holds the rate-limit fields to
 //     add to the handler's response, or X-RateLimit-Fail: open alone when the fail mode
 //     let the request through uncounted.

@@ -50,7 +50,7 @@ func (m *Middleware) decide(ctx context.Context, req gate.Request) headers.Answe
 	if err != nil {
 		return headers.Internal()
 	}
-	a := headers.For(res)
+	a := headers.For(res, m.gate.KeyHeader())
 	if a.Status > 0 {
 		return a
 	}
