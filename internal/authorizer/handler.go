@@ -103,8 +103,8 @@ func New(cfg Config) (*Handler, error) {
 // Invoke answers one raw authorizer event: it is the lambda.Handler of the function.
 // It returns ErrUnauthorized for a 401 and a descriptive error for an event it cannot
 // answer (see the package doc); backend failures are answered, never errors. It decodes
-// the event once (request.DecodeAuthorizerEvent) and encodes the response REST, HTTP or
-// HTTPIAM returns for it with encoding/json.
+// the event once (request.DecodeAuthorizerEvent) and encodes the response REST, Token,
+// HTTP or HTTPIAM returns for it with encoding/json.
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	ev, err := request.DecodeAuthorizerEvent(payload, h.gate.KeyHeader())
 	if err != nil {

@@ -34,14 +34,13 @@ type eventContext struct {
 // DecodeAuthorizerEvent decodes the JSON of an authorizer event once, with
 // encoding/json, into aws-lambda-go's types; tells its kind from its type and version;
 // and returns what FromRESTAuthorizer, FromHTTPAuthorizer or FromTokenAuthorizer reads
-// of it. encoding/json's
-// rules apply throughout: member names match whatever their case, the last of a
-// repeated member wins (two objects merge), null leaves a member as it was (a map
-// becomes empty), and a member of either kind's type that holds the wrong JSON type is
-// refused, whichever kind the event is.
+// of it. encoding/json's rules apply throughout: member names match whatever their
+// case, the last of a repeated member wins (two objects merge), null leaves a member as
+// it was (a map becomes nil), and a member of any kind's type that holds the wrong JSON
+// type is refused, whichever kind the event is.
 //
-// Errors: a payload that is not JSON, or of the
-// wrong types, "authorizer: malformed event: ..."; an event that is neither a REQUEST
+// Errors: a payload that is not JSON, or of the wrong types, "authorizer: malformed
+// event: ..." (naming the member, never its value); an event that is neither a REQUEST
 // nor a TOKEN authorizer event, or of a payload version other than 1.0 and 2.0, an
 // error that says so.
 func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, error) {
