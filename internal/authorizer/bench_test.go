@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -95,6 +96,33 @@ func BenchmarkInvokeWarm(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkInvokeWarmPaired is BenchmarkInvokeWarm's two peers taking turns in one
+// loop, each invocation timed on its own, so that a machine whose load drifts slows
+// both alike: it reports each peer's mean (edgelimit-ns/op, hello-ns/op) and their
+// ratio (x-hello, edgelimit's time over hello's).
+func BenchmarkInvokeWarmPaired(b *testing.B) {
+	h, key, now := benchHandler(b, 1_000_000)
+	peers := [2]lambda.Handler{lambda.NewHandler(h), lambda.NewHandler(hello.Handle)}
+	payloads := [2][]byte{restPayload(b, key), restPayload(b, "elk_unused")}
+	ctx := context.Background()
+	var spent [2]time.Duration
+	n := 0
+	for b.Loop() {
+		*now++
+		for i, peer := range peers {
+			start := time.Now()
+			if _, err := peer.Invoke(ctx, payloads[i]); err != nil {
+				b.Fatal(err)
+			}
+			spent[i] += time.Since(start)
+		}
+		n++
+	}
+	b.ReportMetric(float64(spent[0].Nanoseconds())/float64(n), "edgelimit-ns/op")
+	b.ReportMetric(float64(spent[1].Nanoseconds())/float64(n), "hello-ns/op")
+	b.ReportMetric(float64(spent[0])/float64(spent[1]), "x-hello")
 }
 
 // The warm path of an allowed request on the memory backend allocates at most 110
