@@ -147,7 +147,8 @@ func (f *function) call(tb testing.TB, payload []byte) reply {
 }
 
 // The real bootstrap under the emulator, on each backend: the sample events get their
-// answers, demo's key is allowed until its burst of 5 is spent, then denied with
+// answers (a TOKEN event's token is demo's key: Allow; another TOKEN event's an unknown
+// key: Unauthorized), demo's key is allowed until its burst of 5 is spent, then denied with
 // retryAfter, and allowed again once the retry time has passed (polling, at most 5 s).
 func TestEndToEnd(t *testing.T) {
 	for _, b := range backends {
@@ -174,8 +175,11 @@ func checkSampleEvents(t *testing.T, fn *function) {
 	if r := fn.call(t, readEvent(t, "http-anonymous-route")); r.IsAuthorized == nil || !*r.IsAuthorized || r.Context["tenantId"] != "public" {
 		t.Errorf("anonymous route: %+v", r)
 	}
-	if r := fn.call(t, readEvent(t, "rest-token")); r.ErrorMessage == "" || r.ErrorMessage == "Unauthorized" {
-		t.Errorf("TOKEN event: %+v, want a configuration error", r)
+	if r := fn.call(t, readEvent(t, "rest-token")); r.effect() != "Allow" || r.Context["tenantId"] != "demo" || r.Context["rule"] != "burst" {
+		t.Errorf("TOKEN event: %+v, want demo's Allow", r)
+	}
+	if r := fn.call(t, readEvent(t, "rest-token-unknown-key")); r.ErrorMessage != "Unauthorized" {
+		t.Errorf("TOKEN event of an unknown key: %+v, want Unauthorized", r)
 	}
 }
 

@@ -1,4 +1,4 @@
-// Command authorizer is the Lambda REQUEST authorizer of edgelimit: wiring only. It
+// Command authorizer is the Lambda REQUEST and TOKEN authorizer of edgelimit: wiring only. It
 // reads the environment (internal/config), builds the stores, opens their connection
 // (config.Stores.WarmUp) and the gate (pkg/gate), and serves API Gateway's authorizer
 // events (internal/authorizer). template.yaml and the Makefile's build-<LogicalId> targets

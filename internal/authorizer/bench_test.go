@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -60,7 +61,8 @@ func restPayload(b testing.TB, key string) []byte {
 }
 
 // BenchmarkInvokeWarm is the warm path of an allowed request on the memory backend,
-// the raw event in and the reply's JSON out, with the log line and the EMF document,
+// the raw event in and the reply's JSON out (both through encoding/json and
+// aws-lambda-go's types), with the log line and the EMF document,
 // through aws-lambda-go's handler as the Lambda runtime calls it (edgelimit), next to
 // the hello-world authorizer that allows every request (hello: aws-lambda-go decodes
 // the event into its type and encodes the response). TestInvokeWarmAllocations holds
@@ -96,9 +98,39 @@ func BenchmarkInvokeWarm(b *testing.B) {
 	}
 }
 
-// The warm path of an allowed request on the memory backend allocates at most 30
-// times (BenchmarkInvokeWarm measures its time): the event is read in one pass and the
-// reply written without encoding/json. Before, it allocated 114 times.
+// BenchmarkInvokeWarmPaired is BenchmarkInvokeWarm's two peers taking turns in one
+// loop, each invocation timed on its own, so that a machine whose load drifts slows
+// both alike: it reports each peer's mean (edgelimit-ns/op, hello-ns/op) and their
+// ratio (x-hello, edgelimit's time over hello's).
+func BenchmarkInvokeWarmPaired(b *testing.B) {
+	h, key, now := benchHandler(b, 1_000_000)
+	peers := [2]lambda.Handler{lambda.NewHandler(h), lambda.NewHandler(hello.Handle)}
+	payloads := [2][]byte{restPayload(b, key), restPayload(b, "elk_unused")}
+	ctx := context.Background()
+	var spent [2]time.Duration
+	n := 0
+	for b.Loop() {
+		*now++
+		for i, peer := range peers {
+			start := time.Now()
+			if _, err := peer.Invoke(ctx, payloads[i]); err != nil {
+				b.Fatal(err)
+			}
+			spent[i] += time.Since(start)
+		}
+		n++
+	}
+	b.ReportMetric(float64(spent[0].Nanoseconds())/float64(n), "edgelimit-ns/op")
+	b.ReportMetric(float64(spent[1].Nanoseconds())/float64(n), "hello-ns/op")
+	b.ReportMetric(float64(spent[0])/float64(spent[1]), "x-hello")
+}
+
+// The warm path of an allowed request on the memory backend allocates at most 110
+// times (BenchmarkInvokeWarm measures its time; 107 when this was written): the event
+// is decoded by encoding/json into aws-lambda-go's types (every map of the REST event
+// included, as the hello-world peer decodes it) and the reply encoded from its types.
+// The one-pass scanner and the hand-written reply this replaced allocated at most 30
+// times.
 func TestInvokeWarmAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -112,8 +144,8 @@ func TestInvokeWarmAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if allocs > 30 {
-		t.Fatalf("%v allocations per warm invocation, want at most 30", allocs)
+	if allocs > 110 {
+		t.Fatalf("%v allocations per warm invocation, want at most 110", allocs)
 	}
 	t.Logf("%v allocations per warm invocation", allocs)
 }

@@ -1,10 +1,11 @@
 // Package authorizer answers API Gateway's Lambda authorizer events with the decisions
-// of a gate.Gate: the REST API (v1) REQUEST authorizer and the HTTP API (v2) payload
-// 2.0 authorizer. Handler.Invoke is the lambda.Handler of the function: it reads the
-// raw event in one pass (request.ParseAuthorizerEvent: its kind, and only the members
-// it needs) and writes the reply's JSON itself, the bytes encoding/json would write for
-// aws-lambda-go's response types. REST, HTTP and HTTPIAM take and return those types,
-// decoded, for `edgelimit dev` and other callers.
+// of a gate.Gate: the REST API (v1) REQUEST and TOKEN authorizers and the HTTP API (v2)
+// payload 2.0 authorizer. Handler.Invoke is the lambda.Handler of the function: it decodes the
+// raw event once with encoding/json into aws-lambda-go's types
+// (request.DecodeAuthorizerEvent: one struct of every kind's members, whose type and
+// version tell the kind) and encodes the reply, one of aws-lambda-go's response types,
+// with encoding/json. REST, HTTP and HTTPIAM take and return those types, decoded, for
+// `edgelimit dev` and other callers; Token takes a decoded TOKEN event.
 //
 // # Answers
 //
@@ -58,12 +59,23 @@
 // api-key: the caller's key, which API Gateway has already received in the header, is
 // then returned to it. It is never logged.
 //
+// # TOKEN authorizers
+//
+// A TOKEN event carries the value of one header (the authorizer's identity source, the
+// API key header) and the methodArn, nothing else. Its token is the API key; the route
+// is the methodArn's method and path (the request's path: a route whose resource holds
+// a path parameter, /pets/{id}, matches no TOKEN request, and only the tenant-wide rules
+// apply); the source IP is unknown. So an ip-scope rule counts all the requests of a
+// TOKEN authorizer on one counter per rule, the address "unknown"
+// (tenant.Caller.Identity): the tenant's callers share it, as under a tenant-scope rule.
+// An anonymous route cannot be served: API Gateway answers 401 itself when the token
+// is missing, and an empty token is a request without a key and without an address,
+// which the gate answers Unauthorized.
+//
 // # Events this package refuses
 //
-// A TOKEN authorizer event carries neither the key header's name nor the source IP:
-// it gets an error naming the fix (a REQUEST authorizer whose identity source is the key
-// header). Events that are not authorizer events, and REST events without a methodArn
-// (or HTTP IAM events without a routeArn), get an error too. These are configuration
+// Events that are not authorizer events, and REST or TOKEN events without a methodArn
+// (or HTTP IAM events without a routeArn), get an error. These are configuration
 // errors: API Gateway answers 500. A backend failure is never an error: the gate
 // applies the tenant's fail mode.
 //

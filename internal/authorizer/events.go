@@ -11,7 +11,8 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 
-// ErrTokenEvent is returned for a TOKEN authorizer event (request.ErrTokenEvent).
+// ErrTokenEvent is returned by REST for a TOKEN authorizer event (request.ErrTokenEvent):
+// Token answers those.
 var ErrTokenEvent = request.ErrTokenEvent
 
 // The events without the ARN their policy would name.
@@ -35,10 +36,44 @@ func (h *Handler) RESTResult(ctx context.Context, ev events.APIGatewayCustomAuth
 	if err != nil {
 		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, err
 	}
+	return h.policyReply(ctx, request.AuthorizerEvent{Kind: request.RESTEvent, Request: req,
+		MethodArn: ev.MethodArn, RequestID: ev.RequestContext.RequestID})
+}
+
+// Token answers a REST API (v1) TOKEN authorizer event with an IAM policy on its
+// methodArn, or ErrUnauthorized. The token is the API key; the route is the methodArn's
+// method and path; the event carries no source IP (see the package doc).
+func (h *Handler) Token(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
+	resp, _, err := h.policyReply(ctx, request.AuthorizerEvent{Kind: request.TokenEvent,
+		Request: request.FromTokenAuthorizer(ev), MethodArn: ev.MethodArn})
+	return resp, err
+}
+
+// HTTP answers an HTTP API payload 2.0 event with the simple response, or
+// ErrUnauthorized.
+func (h *Handler) HTTP(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
+	resp, _, err := h.simpleReply(ctx, httpEvent(ev, h.gate.KeyHeader()))
+	return resp, err
+}
+
+// HTTPIAM answers an HTTP API payload 2.0 event with an IAM policy on its routeArn, or
+// ErrUnauthorized.
+func (h *Handler) HTTPIAM(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerIAMPolicyResponse, error) {
+	resp, _, err := h.iamReply(ctx, httpEvent(ev, h.gate.KeyHeader()))
+	return resp, err
+}
+
+func httpEvent(ev events.APIGatewayV2CustomAuthorizerV2Request, keyHeader string) request.AuthorizerEvent {
+	return request.AuthorizerEvent{Kind: request.HTTPEvent, Request: request.FromHTTPAuthorizer(ev, keyHeader),
+		RouteArn: ev.RouteArn, RequestID: ev.RequestContext.RequestID}
+}
+
+// policyReply answers a REST or TOKEN event with an IAM policy on its methodArn.
+func (h *Handler) policyReply(ctx context.Context, ev request.AuthorizerEvent) (events.APIGatewayCustomAuthorizerResponse, gate.Result, error) {
 	if ev.MethodArn == "" {
 		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, errNoMethodArn
 	}
-	res, err := h.decide(ctx, req, ev.RequestContext.RequestID)
+	res, err := h.decide(ctx, ev.Request, ev.RequestID)
 	if err != nil {
 		return events.APIGatewayCustomAuthorizerResponse{}, res, err
 	}
@@ -48,36 +83,34 @@ func (h *Handler) RESTResult(ctx context.Context, ev events.APIGatewayCustomAuth
 		Context:        contextOf(res),
 	}
 	if h.usage == UsageAPIKey {
-		resp.UsageIdentifierKey = req.APIKey
+		resp.UsageIdentifierKey = ev.Request.APIKey
 	}
 	return resp, res, nil
 }
 
-// HTTP answers an HTTP API payload 2.0 event with the simple response, or
-// ErrUnauthorized.
-func (h *Handler) HTTP(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
-	res, err := h.decide(ctx, request.FromHTTPAuthorizer(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
+// simpleReply answers an HTTP API event with the simple response.
+func (h *Handler) simpleReply(ctx context.Context, ev request.AuthorizerEvent) (events.APIGatewayV2CustomAuthorizerSimpleResponse, gate.Result, error) {
+	res, err := h.decide(ctx, ev.Request, ev.RequestID)
 	if err != nil {
-		return events.APIGatewayV2CustomAuthorizerSimpleResponse{}, err
+		return events.APIGatewayV2CustomAuthorizerSimpleResponse{}, res, err
 	}
-	return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: res.Status == gate.Allowed, Context: contextOf(res)}, nil
+	return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: res.Status == gate.Allowed, Context: contextOf(res)}, res, nil
 }
 
-// HTTPIAM answers an HTTP API payload 2.0 event with an IAM policy on its routeArn, or
-// ErrUnauthorized.
-func (h *Handler) HTTPIAM(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerIAMPolicyResponse, error) {
+// iamReply answers an HTTP API event with an IAM policy on its routeArn.
+func (h *Handler) iamReply(ctx context.Context, ev request.AuthorizerEvent) (events.APIGatewayV2CustomAuthorizerIAMPolicyResponse, gate.Result, error) {
 	if ev.RouteArn == "" {
-		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, errNoRouteArn
+		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, gate.Result{}, errNoRouteArn
 	}
-	res, err := h.decide(ctx, request.FromHTTPAuthorizer(ev, h.gate.KeyHeader()), ev.RequestContext.RequestID)
+	res, err := h.decide(ctx, ev.Request, ev.RequestID)
 	if err != nil {
-		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, err
+		return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{}, res, err
 	}
 	return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{
 		PrincipalID:    principal(res),
 		PolicyDocument: policy(res.Status == gate.Allowed, ev.RouteArn),
 		Context:        contextOf(res),
-	}, nil
+	}, res, nil
 }
 
 // decide runs the gate and reports the decision. It returns ErrUnauthorized for an

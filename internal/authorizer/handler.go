@@ -2,6 +2,7 @@ package authorizer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -101,36 +102,29 @@ func New(cfg Config) (*Handler, error) {
 
 // Invoke answers one raw authorizer event: it is the lambda.Handler of the function.
 // It returns ErrUnauthorized for a 401 and a descriptive error for an event it cannot
-// answer (see the package doc); backend failures are answered, never errors. It reads
-// the event in one pass (request.ParseAuthorizerEvent) and writes the reply's JSON
-// itself: the bytes encoding/json writes for the response REST, HTTP or HTTPIAM
-// returns.
+// answer (see the package doc); backend failures are answered, never errors. It decodes
+// the event once (request.DecodeAuthorizerEvent) and encodes the response REST, Token,
+// HTTP or HTTPIAM returns for it with encoding/json.
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
-	ev, err := request.ParseAuthorizerEvent(payload, h.gate.KeyHeader())
+	ev, err := request.DecodeAuthorizerEvent(payload, h.gate.KeyHeader())
 	if err != nil {
 		return nil, err
 	}
-	iam := ev.Kind == request.HTTPEvent && h.http == IAMResponse
+	var resp any
 	switch {
-	case ev.Kind == request.RESTEvent && ev.MethodArn == "":
-		return nil, errNoMethodArn
-	case iam && ev.RouteArn == "":
-		return nil, errNoRouteArn
+	case ev.Kind == request.HTTPEvent && h.http == IAMResponse:
+		resp, _, err = h.iamReply(ctx, ev)
+	case ev.Kind == request.HTTPEvent:
+		resp, _, err = h.simpleReply(ctx, ev)
+	default:
+		resp, _, err = h.policyReply(ctx, ev)
 	}
-	res, err := h.decide(ctx, ev.Request, ev.RequestID)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, replySize)
-	switch {
-	case ev.Kind == request.RESTEvent:
-		usageKey := ""
-		if h.usage == UsageAPIKey {
-			usageKey = ev.Request.APIKey
-		}
-		return appendPolicyResponse(out, &res, ev.MethodArn, usageKey), nil
-	case iam:
-		return appendPolicyResponse(out, &res, ev.RouteArn, ""), nil
-	}
-	return appendSimpleResponse(out, &res), nil
+	return json.Marshal(resp)
 }
+
+// KeyHeader is the name of the header that carries the API key (gate.Gate.KeyHeader),
+// for callers that render the answer themselves (a 401 names it).
+func (h *Handler) KeyHeader() string { return h.gate.KeyHeader() }

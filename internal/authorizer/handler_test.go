@@ -151,7 +151,7 @@ func TestRefusedEvents(t *testing.T) {
 	cases := map[string]string{
 		"not JSON":        `{`,
 		"not an event":    `{"Records": []}`,
-		"TOKEN":           `{"type": "TOKEN", "authorizationToken": "x", "methodArn": "arn"}`,
+		"TOKEN, no arn":   `{"type": "TOKEN", "authorizationToken": "x"}`,
 		"no methodArn":    `{"type": "REQUEST", "headers": {}}`,
 		"unknown version": `{"version": "3.0", "type": "REQUEST"}`,
 		"wrong types":     `{"type": "REQUEST", "methodArn": "arn", "headers": []}`,
@@ -162,8 +162,8 @@ func TestRefusedEvents(t *testing.T) {
 			t.Errorf("%s: %s, %v; want a descriptive error", name, out, err)
 		}
 	}
-	if _, err := hs.invoke(t, []byte(`{"type": "TOKEN"}`)); !errors.Is(err, authorizer.ErrTokenEvent) {
-		t.Errorf("TOKEN: %v, want ErrTokenEvent", err)
+	if _, err := hs.h.REST(context.Background(), events.APIGatewayCustomAuthorizerRequestTypeRequest{Type: "TOKEN"}); !errors.Is(err, authorizer.ErrTokenEvent) {
+		t.Errorf("TOKEN given to REST: %v, want ErrTokenEvent", err)
 	}
 }
 

@@ -14,17 +14,21 @@ import (
 	"github.com/edgelimit/edgelimit/internal/authorizer"
 )
 
-// decodedAnswer answers payload as REST, HTTP or HTTPIAM would after decoding it into
+// decodedAnswer answers payload as REST, Token, HTTP or HTTPIAM would after decoding it into
 // aws-lambda-go's type, and returns what encoding/json makes of the response.
 func decodedAnswer(t *testing.T, h *authorizer.Handler, mode authorizer.HTTPResponse, payload []byte) ([]byte, error) {
 	t.Helper()
-	var probe struct{ Version string }
+	var probe struct{ Type, Version string }
 	_ = json.Unmarshal(payload, &probe)
 	var (
 		resp any
 		err  error
 	)
 	switch {
+	case probe.Type == "TOKEN":
+		var ev events.APIGatewayCustomAuthorizerRequest
+		_ = json.Unmarshal(payload, &ev)
+		resp, err = h.Token(context.Background(), ev)
 	case probe.Version != "2.0":
 		var ev events.APIGatewayCustomAuthorizerRequestTypeRequest
 		_ = json.Unmarshal(payload, &ev)
@@ -44,11 +48,13 @@ func decodedAnswer(t *testing.T, h *authorizer.Handler, mode authorizer.HTTPResp
 	return json.Marshal(resp)
 }
 
-// Invoke writes its reply itself: byte for byte what encoding/json writes for the
-// response REST, HTTP or HTTPIAM returns, for every sample event in both HTTP API
-// modes, allowed and then denied (seven requests within demo's burst of five), failing
-// open and closed, with usageIdentifierKey, and with ARNs that encoding/json escapes.
-func TestInvokeWritesWhatEncodingJSONWrites(t *testing.T) {
+// Invoke, which decodes the raw event once into one struct of every kind's members,
+// answers byte for byte what encoding/json writes for the response REST, Token, HTTP
+// or HTTPIAM returns for the event decoded into its own aws-lambda-go type, for every
+// sample event in both HTTP API modes, allowed and then denied (seven requests within
+// demo's burst of five), failing open and closed, with usageIdentifierKey, and with
+// ARNs that encoding/json escapes.
+func TestInvokeAnswersAsTheDecodedEvent(t *testing.T) {
 	escaped := func(s string) string {
 		return strings.Replace(s, `/GET/hello"`, `/GET/h<e>&llo\u00e9\u2028\""`, 1)
 	}

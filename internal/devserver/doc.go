@@ -5,8 +5,9 @@
 // request's path, its methodArn a local one) answered by authorizer.Handler.REST:
 //
 //   - Unauthorized (unknown or missing key, suspended tenant): 401 {"message":"Unauthorized"},
-//     as API Gateway answers;
-//   - Deny: the 429 the middleware sends (internal/answer, internal/headers): Retry-After (the
+//     as API Gateway answers, with the middleware's WWW-Authenticate challenge (the key's
+//     header and the reason);
+//   - Deny: the 429 the middleware sends (internal/headers): Retry-After (the
 //     exact one, where a deployed REST API can only send the template's static
 //     fallback), X-RateLimit-*, RateLimit-Policy and RateLimit, and the JSON body with
 //     numbers as numbers, as in the echo. (A deployed REST API answers with the body of

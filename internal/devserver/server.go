@@ -14,8 +14,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/edgelimit/edgelimit/internal/answer"
 	"github.com/edgelimit/edgelimit/internal/authorizer"
+	"github.com/edgelimit/edgelimit/internal/headers"
 	"github.com/edgelimit/edgelimit/internal/request"
 )
 
@@ -56,13 +56,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	resp, res, err := s.auth.RESTResult(r.Context(), request.RESTAuthorizerEvent(r, requestID()))
 	switch {
 	case errors.Is(err, authorizer.ErrUnauthorized):
-		answer.For(res).Write(w) // res.Status is Unauthorized: 401
+		headers.For(res, s.auth.KeyHeader()).Write(w) // res.Status is Unauthorized: 401
 	case err != nil:
-		answer.Internal().Write(w)
+		headers.Internal().Write(w)
 	case !allowed(resp):
-		answer.Denied(res).Write(w)
+		headers.Deny(res).Write(w)
 	default:
-		answer.For(res).Write(w) // the rate-limit fields; the upstream answers
+		headers.For(res, s.auth.KeyHeader()).Write(w) // the rate-limit fields; the upstream answers
 		s.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)))
 	}
 }

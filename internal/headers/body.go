@@ -88,12 +88,11 @@ func Denied(h http.Header, set *limiter.Set, d limiter.Decision, now int64, poli
 }
 
 // WriteDenied answers a denied request: the header fields of Denied, Content-Length,
-// the status 429 Too Many Requests, and Body. It is meant for denials; given an
-// allowed decision (say, a leaky-bucket Delay longer than the caller will wait) it
-// still answers 429, without Retry-After.
+// the status 429 Too Many Requests, and Body, written by Answer.Write. It is meant for
+// denials; given an allowed decision (say, a leaky-bucket Delay longer than the caller
+// will wait) it still answers 429, without Retry-After.
 func WriteDenied(w http.ResponseWriter, set *limiter.Set, d limiter.Decision, now int64) {
-	body := Denied(w.Header(), set, d, now)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusTooManyRequests)
-	_, _ = w.Write(body) // an error means the client has gone: nothing left to tell it
+	a := Answer{Status: http.StatusTooManyRequests, Header: http.Header{}}
+	a.Body = Denied(a.Header, set, d, now)
+	a.Write(w)
 }

@@ -1,13 +1,31 @@
-// Package headers renders a rate-limit decision for HTTP: the response header fields
-// and the body of a 429. It is the one place that knows these formats; the middleware
-// for Lambda proxy integrations and `edgelimit dev` both call it.
+// Package headers renders a rate-limit decision for HTTP: the response header fields,
+// the body of a 429, and the whole answer to a gate.Result. It is the one place that
+// knows these formats and the one that builds a 429; the middleware (net/http and every
+// Lambda event it wraps) and `edgelimit dev` both call it. API Gateway's own answers to
+// the authorizer are template.yaml's.
 //
-// Call Write on every response whose headers you control, allowed or denied, and
-// WriteDenied (or Denied, which returns the body for a Lambda event response) to
-// answer a denied request; internal/answer does both for the middleware and `edgelimit dev`.
-// They take the limiter.Set that decided, the
-// limiter.Decision, and the instant of the decision (microseconds since the Unix epoch),
-// and read no clock.
+// For returns the Answer to a gate.Result (see "Answers"), and Answer.Write sends it
+// on an http.ResponseWriter; Lambda handlers put its status, fields and body in their
+// event response. Below it, Write sets the fields of a decision on any response whose
+// headers you control, allowed or denied, and Denied prepares a 429 (WriteDenied sends
+// it). These take the limiter.Set that decided, the limiter.Decision, and the instant
+// of the decision (microseconds since the Unix epoch), and read no clock.
+//
+// # Answers
+//
+//   - Denied: 429 with the rate-limit fields and the JSON body (Deny, built by Denied).
+//     Deny builds every 429, also the middleware's for a leaky-bucket delay it will not
+//     wait. A 429 of the fail mode (the store failed, the tenant fails closed) carries
+//     X-RateLimit-Fail: closed and "fail_closed": true instead of a limit's fields.
+//   - Unauthorized: 401 {"message":"Unauthorized"}, as API Gateway answers it, with a
+//     WWW-Authenticate challenge of the scheme APIKey that names the key's header and
+//     gives the gate's reason: APIKey realm="edgelimit", header="x-api-key",
+//     error_description="missing API key (no anonymous tenant: no route is anonymous)".
+//   - Allowed: no response of its own (Status 0): Header holds the rate-limit fields to
+//     add to the handler's response, or X-RateLimit-Fail: open alone when the fail mode
+//     let the request through uncounted.
+//
+// Internal is the 500 of a gate error (a cost no rule admits: a misconfiguration).
 //
 // # The fields
 //

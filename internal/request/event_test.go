@@ -14,9 +14,9 @@ import (
 	"github.com/edgelimit/edgelimit/internal/request"
 )
 
-// reference is what ParseAuthorizerEvent stands for: the event's type and version
-// decoded, then the whole event into aws-lambda-go's type, and FromRESTAuthorizer or
-// FromHTTPAuthorizer of it.
+// reference is what DecodeAuthorizerEvent stands for: the event's type and version
+// decoded, then the whole event into its own aws-lambda-go type, and
+// FromRESTAuthorizer or FromHTTPAuthorizer of it.
 func reference(payload []byte, keyHeader string) (request.AuthorizerEvent, error) {
 	var probe struct{ Type, Version string }
 	if err := json.Unmarshal(payload, &probe); err != nil {
@@ -24,7 +24,11 @@ func reference(payload []byte, keyHeader string) (request.AuthorizerEvent, error
 	}
 	switch {
 	case probe.Type == "TOKEN":
-		return request.AuthorizerEvent{}, request.ErrTokenEvent
+		var ev events.APIGatewayCustomAuthorizerRequest
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			return request.AuthorizerEvent{}, err
+		}
+		return request.AuthorizerEvent{Kind: request.TokenEvent, Request: request.FromTokenAuthorizer(ev), MethodArn: ev.MethodArn}, nil
 	case probe.Type != "REQUEST":
 		return request.AuthorizerEvent{}, errors.New("not a REQUEST event")
 	case probe.Version == "2.0":
@@ -67,7 +71,8 @@ func sampleEvents(t testing.TB) map[string][]byte {
 	return out
 }
 
-// variants are edits of an event that the one-pass reader must read as decoding does:
+// variants are edits of an event that DecodeAuthorizerEvent must read as decoding into
+// the event's own type does:
 // the key header's spellings and duplicates, escapes, nulls, and members in odd cases.
 var variants = map[string]func(string) string{
 	"as sent":   func(s string) string { return s },
@@ -118,18 +123,15 @@ func compact(s string) string {
 
 // Every sample event, and every variant of it, reads as the reference reads it, for
 // the default key header and others (the key is looked for by name, whatever its case).
-func TestParseAuthorizerEventIsDecoding(t *testing.T) {
+func TestDecodeAuthorizerEventIsDecoding(t *testing.T) {
 	for name, payload := range sampleEvents(t) {
 		for vname, edit := range variants {
 			p := []byte(edit(string(payload)))
 			for _, header := range []string{"x-api-key", "X-Api-Key", "Authorization"} {
 				want, werr := reference(p, header)
-				got, err := request.ParseAuthorizerEvent(p, header)
+				got, err := request.DecodeAuthorizerEvent(p, header)
 				if (err == nil) != (werr == nil) || got != want {
 					t.Errorf("%s, %s, header %s:\n got %+v (%v)\nwant %+v (%v)", name, vname, header, got, err, want, werr)
-				}
-				if errors.Is(werr, request.ErrTokenEvent) && !errors.Is(err, request.ErrTokenEvent) {
-					t.Errorf("%s, %s: %v, want ErrTokenEvent", name, vname, err)
 				}
 			}
 		}
@@ -138,7 +140,7 @@ func TestParseAuthorizerEventIsDecoding(t *testing.T) {
 
 // Payloads that are not JSON, or whose members have the wrong types, are refused with
 // an error that says so; so is trailing data, as encoding/json refuses it.
-func TestParseAuthorizerEventRefuses(t *testing.T) {
+func TestDecodeAuthorizerEventRefuses(t *testing.T) {
 	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
 	cases := map[string]string{
 		"empty":                   ``,
@@ -162,42 +164,38 @@ func TestParseAuthorizerEventRefuses(t *testing.T) {
 		"not an authorizer event": `{"Records": []}`,
 	}
 	for name, payload := range cases {
-		if _, err := request.ParseAuthorizerEvent([]byte(payload), "x-api-key"); err == nil || !strings.HasPrefix(err.Error(), "authorizer: ") {
+		if _, err := request.DecodeAuthorizerEvent([]byte(payload), "x-api-key"); err == nil || !strings.HasPrefix(err.Error(), "authorizer: ") {
 			t.Errorf("%s: %v, want an error saying what is wrong", name, err)
 		}
 		if _, err := reference([]byte(payload), "x-api-key"); err == nil {
 			t.Errorf("%s: the reference accepts it", name)
 		}
 	}
-	if _, err := request.ParseAuthorizerEvent([]byte(`{"type": "TOKEN"}`), "x-api-key"); !errors.Is(err, request.ErrTokenEvent) {
-		t.Errorf("TOKEN: %v, want ErrTokenEvent", err)
-	}
-	// What decoding would refuse for a member this never reads, it accepts: that
-	// member is checked for syntax only.
-	if _, err := request.ParseAuthorizerEvent([]byte(`{"type": "REQUEST", "path": 1}`), "x-api-key"); err != nil {
-		t.Errorf("a skipped member of another type: %v", err)
+	// A member of the other kind's type is decoded too: of the wrong JSON type, it is
+	// refused, and the error names it, never its value.
+	_, err := request.DecodeAuthorizerEvent([]byte(`{"type": "REQUEST", "version": "2.0", "path": 1, "headers": {"x-api-key": "elk_secret"}}`), "x-api-key")
+	if err == nil || err.Error() != "authorizer: malformed event: path has the wrong JSON type (number)" {
+		t.Errorf("a member of the REST type in an HTTP event: %v", err)
 	}
 }
 
-// FuzzParseAuthorizerEvent holds the one-pass reader to the reference on any payload:
-// where both accept it they read the same; it accepts no payload that is not JSON; and
-// it refuses none that the reference accepts.
-func FuzzParseAuthorizerEvent(f *testing.F) {
-	for _, payload := range sampleEvents(f) {
+// FuzzDecodeAuthorizerEvent holds the decoder to the reference on any payload: where
+// both accept it they read the same; it accepts no payload that is not JSON; and it
+// refuses one that the reference accepts only for a member of the other kind's type
+// that holds the wrong JSON type.
+func FuzzDecodeAuthorizerEvent(f *testing.F) {
+	for _, payload := range corpus(f) {
 		f.Add(payload)
-		for _, edit := range variants {
-			f.Add([]byte(edit(string(payload))))
-		}
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
-		got, err := request.ParseAuthorizerEvent(payload, "x-api-key")
+		got, err := request.DecodeAuthorizerEvent(payload, "x-api-key")
 		want, werr := reference(payload, "x-api-key")
 		switch {
 		case err == nil && !json.Valid(payload):
 			t.Fatalf("accepted a payload that is not JSON: %q", payload)
 		case err == nil && werr == nil && got != want:
 			t.Fatalf("got %+v, want %+v", got, want)
-		case err != nil && werr == nil:
+		case err != nil && werr == nil && !strings.Contains(err.Error(), "has the wrong JSON type"):
 			t.Fatalf("refused %q (%v), which decodes as %+v", payload, err, want)
 		case err != nil && !strings.HasPrefix(err.Error(), "authorizer: "):
 			t.Fatalf("error %q does not say where it comes from", err)
@@ -205,8 +203,8 @@ func FuzzParseAuthorizerEvent(f *testing.F) {
 	})
 }
 
-func ExampleParseAuthorizerEvent() {
-	ev, err := request.ParseAuthorizerEvent([]byte(`{"version": "2.0", "type": "REQUEST",
+func ExampleDecodeAuthorizerEvent() {
+	ev, err := request.DecodeAuthorizerEvent([]byte(`{"version": "2.0", "type": "REQUEST",
 		"routeArn": "arn:aws:execute-api:us-east-1:123456789012:api/$default/GET/hello", "routeKey": "GET /hello",
 		"headers": {"x-api-key": "elk_example"}, "requestContext": {"requestId": "r1", "http": {"method": "GET", "sourceIp": "192.0.2.1"}}}`), "x-api-key")
 	fmt.Println(ev.Kind == request.HTTPEvent, ev.Request.Resource, ev.Request.APIKey, ev.Request.SourceIP, err)

@@ -51,7 +51,8 @@ var paths = []path{
 // with whitespace around its key, which every path trims (before, the authorizer
 // trimmed it and the middleware did not, and answered 401). A route is the REST
 // resource or the HTTP API route key; the paths that see a plain HTTP request (dev,
-// net/http) have the path, which is the route key's. TOKEN events are refused.
+// net/http) have the path, which is the route key's. A TOKEN event has no headers: its
+// token is the key, whatever path reads it, and its route is the methodArn's.
 func TestSameIdentityOnEveryPath(t *testing.T) {
 	files, _ := filepath.Glob("../../events/authorizer/*.json")
 	n := 0
@@ -69,10 +70,7 @@ func TestSameIdentityOnEveryPath(t *testing.T) {
 			var probe struct{ Type, Version string }
 			_ = json.Unmarshal(payload, &probe)
 			if probe.Type == "TOKEN" {
-				_, err := paths[0].build(t, payload, false)
-				if !errors.Is(err, request.ErrTokenEvent) {
-					t.Fatalf("TOKEN event: %v, want ErrTokenEvent", err)
-				}
+				checkToken(t, payload)
 				return
 			}
 			v2 := probe.Version == "2.0"
@@ -100,6 +98,24 @@ func TestSameIdentityOnEveryPath(t *testing.T) {
 	}
 	if n < 8 {
 		t.Fatalf("%d events in events/authorizer, want at least 8", n)
+	}
+}
+
+// checkToken checks a TOKEN event: its token, padded or not, is the key; the method and
+// resource are the methodArn's; there is no source IP; and as a REQUEST event it gets
+// ErrTokenEvent.
+func checkToken(t *testing.T, payload []byte) {
+	t.Helper()
+	ev := decode[events.APIGatewayCustomAuthorizerRequest](t, payload)
+	want := request.FromTokenAuthorizer(ev)
+	method, resource := request.MethodOfArn(ev.MethodArn)
+	ev.AuthorizationToken = " \t" + ev.AuthorizationToken + " "
+	if got := request.FromTokenAuthorizer(ev); got != want || want.APIKey == "" || want.Method != method || method == "" ||
+		want.Resource != resource || !strings.HasSuffix(ev.MethodArn, want.Method+want.Resource) || want.SourceIP != "" {
+		t.Errorf("TOKEN event: %+v, padded %+v", want, got)
+	}
+	if _, err := paths[0].build(t, payload, false); !errors.Is(err, request.ErrTokenEvent) {
+		t.Errorf("TOKEN event as a REQUEST event: %v, want ErrTokenEvent", err)
 	}
 }
 

@@ -77,7 +77,7 @@ func (g *Gate) identify(ctx context.Context, req Request, res *Result) (caller, 
 // anonymous tenant, on the routes it marks anonymous.
 func (g *Gate) anonymousCaller(ctx context.Context, req Request, res *Result) (caller, bool) {
 	if g.anonymous == "" {
-		return caller{}, g.unauthorized(res, "missing API key")
+		return caller{}, g.unauthorized(res, "missing API key (no anonymous tenant: no route is anonymous)")
 	}
 	t, err := g.configs.tenant(ctx, g.anonymous, res.Now, &res.ConfigCalls)
 	if err != nil {

@@ -3,9 +3,10 @@
 // targets. It decides each request with a gate.Gate before the wrapped handler runs:
 //
 //   - denied: 429 with Retry-After, X-RateLimit-* and RateLimit headers and a JSON body
-//     (internal/answer, internal/headers: the 429 `edgelimit dev` sends too), and the handler is
+//     (internal/headers: the 429 `edgelimit dev` sends too), and the handler is
 //     not called;
-//   - unknown or missing key, suspended tenant: 401 {"message":"Unauthorized"}, not called;
+//   - unknown or missing key, suspended tenant: 401 {"message":"Unauthorized"} with a
+//     WWW-Authenticate challenge naming the key's header and the reason, not called;
 //   - allowed: the handler runs, and its response gets the rate-limit headers; its
 //     status, body and other headers pass through unchanged.
 //

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/edgelimit/edgelimit/internal/answer"
+	"github.com/edgelimit/edgelimit/internal/headers"
 	"github.com/edgelimit/edgelimit/internal/wait"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
@@ -45,12 +45,12 @@ func New(cfg Config) (*Middleware, error) {
 
 // decide checks req with the gate, waits a leaky bucket's delay when it may, and returns
 // the answer: a response of its own (Status > 0) or the fields to add to the handler's.
-func (m *Middleware) decide(ctx context.Context, req gate.Request) answer.Answer {
+func (m *Middleware) decide(ctx context.Context, req gate.Request) headers.Answer {
 	res, err := m.gate.Check(ctx, req)
 	if err != nil {
-		return answer.Internal()
+		return headers.Internal()
 	}
-	a := answer.For(res)
+	a := headers.For(res, m.gate.KeyHeader())
 	if a.Status > 0 {
 		return a
 	}
@@ -63,7 +63,7 @@ func (m *Middleware) decide(ctx context.Context, req gate.Request) answer.Answer
 }
 
 // tooLong answers 429 for an admitted request whose leaky-bucket delay is not waited.
-func (m *Middleware) tooLong(res gate.Result, delay time.Duration) answer.Answer {
+func (m *Middleware) tooLong(res gate.Result, delay time.Duration) headers.Answer {
 	res.Decision.Allowed, res.Decision.RetryAfter = false, (delay - max(m.maxDelay, 0)).Microseconds()
-	return answer.Denied(res)
+	return headers.Deny(res)
 }

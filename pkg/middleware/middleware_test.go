@@ -86,7 +86,10 @@ type response struct {
 // TestWrappers sends three requests (two within the limit, one over) and one without a
 // key through every wrapper: the handler runs only for the allowed ones, its status,
 // body and headers pass through, the rate-limit headers are added, and the others get
-// 429 or 401 without reaching it.
+// 429 or 401 without reaching it. A 401, without a key or with one nobody issued,
+// carries a WWW-Authenticate challenge naming the key's header and the reason (before,
+// it had none, and a request to a route marked anonymous without an anonymous tenant
+// configured got no hint why).
 func TestWrappers(t *testing.T) {
 	for name, send := range map[string]func(f *fixture, key string, calls *atomic.Int64) response{
 		"net/http":     sendHTTP,
@@ -115,8 +118,14 @@ func TestWrappers(t *testing.T) {
 					}
 				}
 			}
-			if r := send(f, "", &calls); r.status != 401 {
-				t.Fatalf("no key: status %d, want 401", r.status)
+			unknown, _ := apikey.Generate("acme", t0)
+			for key, reason := range map[string]string{"": "missing API key (no anonymous tenant: no route is anonymous)",
+				unknown.Reveal(): "unknown or revoked API key"} {
+				r := send(f, key, &calls)
+				want := `APIKey realm="edgelimit", header="x-api-key", error_description="` + reason + `"`
+				if r.status != 401 || r.body != `{"message":"Unauthorized"}` || r.header("WWW-Authenticate") != want {
+					t.Fatalf("key %q: status %d, body %s, WWW-Authenticate %q; want 401 and %s", key, r.status, r.body, r.header("WWW-Authenticate"), want)
+				}
 			}
 			if n := calls.Load(); n != 2 {
 				t.Fatalf("the handler ran %d times, want 2: denied requests must not reach it", n)
