@@ -73,3 +73,16 @@ var exportedOutputs = map[string]string{
 // exportName is the name under which the stack exports an output: the stack's name,
 // a dash and the output's.
 func exportName(stack, output string) string { return strings.Join([]string{stack, output}, "-") }
+
+// A 401 from the limited API names the credential it wants, as the middleware's and
+// edgelimit dev's 401s do (internal/headers): API Gateway answers it itself when the
+// x-api-key header is missing, without calling the authorizer.
+func TestUnauthorizedNamesTheAPIKey(t *testing.T) {
+	tmpl := load(t)
+	api := limitedAPI(t, tmpl)
+	r := asMap(dig(api.Properties, "GatewayResponses", "UNAUTHORIZED"))
+	want := `'APIKey realm="edgelimit", header="` + apiKeyHeader + `"'`
+	if got := headers(r)["WWW-Authenticate"]; r["StatusCode"] != "401" || got != want {
+		t.Errorf("%s: GatewayResponses.UNAUTHORIZED = %v; want StatusCode 401 and WWW-Authenticate %s", api.ID, r, want)
+	}
+}
