@@ -57,12 +57,13 @@ type devOptions struct {
 	listen, upstream, backend string
 	redis                     string              // EDGELIMIT_REDIS_ADDR
 	getenv                    func(string) string // os.Getenv
+	environ                   []string            // os.Environ(), whose names dev checks
 }
 
 // runDev is `edgelimit dev`: flags, environment and wiring; internal/devserver does the work.
 func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit dev", flag.ContinueOnError)
-	o := devOptions{getenv: os.Getenv}
+	o := devOptions{getenv: os.Getenv, environ: os.Environ()}
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:3000", "`address` to serve on (loopback)")
 	fs.StringVar(&o.upstream, "upstream", "", "`URL` that allowed requests are proxied to (default: a built-in echo)")
 	fs.StringVar(&o.backend, "backend", "", "memory, dynamodb, upstash or redis (default: $EDGELIMIT_BACKEND, else memory)")
@@ -119,6 +120,9 @@ func startDev(ctx context.Context, o devOptions, progress io.Writer) (*http.Serv
 // tenant, and builds the gateway.
 func prepareDev(ctx context.Context, o devOptions, progress io.Writer) (http.Handler, devserver.Demo, error) {
 	var demo devserver.Demo
+	if err := config.CheckNames(o.environ); err != nil {
+		return nil, demo, err
+	}
 	cfg, err := config.Load(devEnv(o.backend, o.redisEnv()))
 	if err != nil {
 		return nil, demo, err
