@@ -39,8 +39,8 @@ func TestHelp(t *testing.T) {
 			want = "usage: edgelimit COMMAND"
 		}
 		asks := [][]string{append(slices.Clone(words), "-h"), append(slices.Clone(words), "--help"), append(slices.Clone(words), "help")}
-		if len(words) == 1 {
-			asks = append(asks, []string{"help", words[0]})
+		if len(words) > 0 {
+			asks = append(asks, append([]string{"help"}, words...)) // help keys new, too
 		}
 		for _, args := range asks {
 			t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -68,6 +68,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dev", "extra"}, `edgelimit dev: unexpected argument "extra"`},
 		{[]string{"dev", "--nope"}, "edgelimit dev: flag provided but not defined: -nope"},
 		{[]string{"dev", "--listen"}, "edgelimit dev: flag needs an argument: -listen"},
+		{[]string{"dev", "--listen", "0.0.0.0:3000"}, `edgelimit dev: --listen "0.0.0.0:3000": serve on a loopback address`},
+		{[]string{"dev", "--backend", "mongo"}, `edgelimit dev: --backend "mongo": want one of memory`},
+		{[]string{"dev", "--upstream", "ftp://x"}, `edgelimit dev: --upstream "ftp://x": want an absolute http:// or https:// URL`},
+		{[]string{"dev", "--upstream", "127.0.0.1:8080"}, `edgelimit dev: --upstream "127.0.0.1:8080": want an absolute`},
+		{[]string{"dev", "--upstream", "http:///path"}, `edgelimit dev: --upstream "http:///path": want an absolute`},
+		{[]string{"help", "keys", "rotate"}, `edgelimit: help: unexpected argument "rotate"`},
+		{[]string{"help", "keys", "new", "extra"}, `edgelimit: help: unexpected argument "extra"`},
+		{[]string{"--version", "extra"}, `edgelimit version: unexpected argument "extra"`},
 		{[]string{"simulate", "--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`}, "edgelimit simulate: --trace is required"},
 		{[]string{"simulate", "--trace", "-"}, "edgelimit simulate: --rule is required"},
 		{[]string{"simulate", "--nope"}, "edgelimit simulate: flag provided but not defined: -nope"},
@@ -97,10 +105,16 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestVersion: `edgelimit version` and `edgelimit --version` print one line, the same.
 func TestVersion(t *testing.T) {
 	code, stdout, stderr := runCapture(t, "", "version")
 	if code != 0 || !strings.HasPrefix(stdout, "edgelimit ") || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	for _, flag := range []string{"--version", "-version"} {
+		if code, out, errOut := runCapture(t, "", flag); code != 0 || out != stdout || errOut != "" {
+			t.Errorf("edgelimit %s: exit %d, stdout %q, stderr %q; want 0 and %q", flag, code, out, errOut, stdout)
+		}
 	}
 	bi := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Path: "github.com/edgelimit/edgelimit", Version: "v1.2.3"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2027-01-01T00:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -74,6 +75,9 @@ func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := noArgs(fs, devUsage, stderr); code != proceed {
 		return code
 	}
+	if err := o.check(); err != nil {
+		return usageError(stderr, fs, devUsage, "%v", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	srv, ln, demo, err := startDev(ctx, o, stderr)
@@ -95,12 +99,28 @@ func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// check refuses bad flags before anything starts: a --listen beyond loopback, a
+// --backend this binary lacks, an --upstream that is not an http(s) URL with a host.
+func (o devOptions) check() error {
+	if err := checkLoopback(o.listen); err != nil {
+		return err
+	}
+	if o.backend != "" && !slices.Contains(config.Backends(), strings.ToLower(o.backend)) {
+		return fmt.Errorf("--backend %q: want one of %s", o.backend, strings.Join(config.Backends(), ", "))
+	}
+	if o.upstream == "" {
+		return nil
+	}
+	u, err := url.Parse(o.upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--upstream %q: want an absolute http:// or https:// URL, such as http://127.0.0.1:8080", o.upstream)
+	}
+	return nil
+}
+
 // startDev takes the port first, so that a busy one fails before anything is written,
 // then prepares the stores and the handlers, saying what it does on progress.
 func startDev(ctx context.Context, o devOptions, progress io.Writer) (*http.Server, net.Listener, devserver.Demo, error) {
-	if err := checkLoopback(o.listen); err != nil {
-		return nil, nil, devserver.Demo{}, err
-	}
 	ln, err := net.Listen("tcp", o.listen)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, nil, devserver.Demo{}, fmt.Errorf("--listen %s: the port is in use (another edgelimit dev?): stop it, or pass --listen 127.0.0.1:ANOTHER_PORT; nothing was written", o.listen)
@@ -226,8 +246,8 @@ func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs 
 	}
 	dc := devserver.Config{Authorizer: auth, Admin: adm}
 	if upstream != "" {
-		if dc.Upstream, err = url.Parse(upstream); err != nil || dc.Upstream.Host == "" {
-			return nil, fmt.Errorf("--upstream %q: not an absolute URL", upstream)
+		if dc.Upstream, err = url.Parse(upstream); err != nil { // checked by devOptions.check
+			return nil, err
 		}
 	}
 	gw, err := devserver.New(dc)
