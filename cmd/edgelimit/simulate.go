@@ -74,13 +74,7 @@ func buildSet(rules []string, zoneName string) (*limiter.Set, error) {
 	if err != nil || zoneName == "" || zoneName == "Local" {
 		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
 	}
-	parsed := make([]limiter.Rule, len(rules))
-	for i, js := range rules {
-		if parsed[i], err = limiter.ParseRule([]byte(js)); err != nil {
-			return nil, fmt.Errorf("--rule %d: %v", i+1, err)
-		}
-	}
-	return limiter.NewSet(parsed, limiter.FixedZone(loc))
+	return simulate.ParseRules(rules, loc)
 }
 
 func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
