@@ -49,19 +49,19 @@ type simulateJSON struct {
 func serveSimulate(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeProblem(w, r, http.StatusMethodNotAllowed, "method-not-allowed", "", "use POST")
+		admin.WriteProblem(w, r, "method-not-allowed", "", "use POST")
 		return
 	}
 	var req simulateRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxSimulateBytes))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		writeProblem(w, r, http.StatusBadRequest, "invalid-json", "", "the body must be {\"rules\": [...], \"timezone\": \"...\", \"trace\": \"...\"}: "+err.Error())
+		admin.WriteProblem(w, r, "invalid-json", "", "the body must be {\"rules\": [...], \"timezone\": \"...\", \"trace\": \"...\"}: "+err.Error())
 		return
 	}
 	set, field, err := ruleSet(req)
 	if err != nil {
-		writeProblem(w, r, http.StatusUnprocessableEntity, "invalid-field", field, err.Error())
+		admin.WriteProblem(w, r, "invalid-field", field, err.Error())
 		return
 	}
 	reqs, err := simulate.ParseTrace(strings.NewReader(req.Trace), set)
@@ -72,7 +72,7 @@ func serveSimulate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeProblem(w, r, http.StatusUnprocessableEntity, "invalid-field", "trace", err.Error())
+	admin.WriteProblem(w, r, "invalid-field", "trace", err.Error())
 }
 
 // ruleSet builds the set of req's rules in its time zone; an error names the field.
@@ -121,16 +121,6 @@ func run(set *limiter.Set, reqs []simulate.Request) (simulateJSON, error) {
 		out.Decisions = append(out.Decisions, d)
 	}
 	return out, nil
-}
-
-// writeProblem answers an RFC 9457 problem, as the admin API does.
-func writeProblem(w http.ResponseWriter, r *http.Request, status int, slug, field, detail string) {
-	body, _ := json.Marshal(admin.Problem{Type: admin.ProblemTypeBase + slug, Title: http.StatusText(status),
-		Status: status, Detail: detail, Instance: r.URL.Path, Field: field})
-	w.Header().Set("Content-Type", admin.ProblemContentType)
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
