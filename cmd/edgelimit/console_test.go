@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -65,12 +66,17 @@ func until(ctx context.Context, t *testing.T, what, predicate string) {
 	}
 }
 
+// screenshot is where TestConsoleInBrowser writes its screenshot: `make screenshot`
+// passes docs/console.png; by default a file of the test's temporary folder, so that
+// no test rewrites a tracked file.
+var screenshot = flag.String("screenshot", "", "write the console's screenshot to this `file` (make screenshot: docs/console.png)")
+
 // TestConsoleInBrowser loads the console from `edgelimit dev` in headless Chromium,
 // creates a tenant and a key through the page, sends requests until a 429, and checks
 // that the page shows the tenant's usage (the rule full, its reset in the tenant's
 // zone) and the denial in its chart of recent decisions; then it runs the page's
-// simulation and compares each rule's count with `edgelimit simulate`'s. It writes the
-// screenshot docs/console.png.
+// simulation and compares each rule's count with `edgelimit simulate`'s. It writes a
+// screenshot (-screenshot; `make screenshot` redraws docs/console.png).
 func TestConsoleInBrowser(t *testing.T) {
 	tab, consoleErrors := browser(t)
 	base, _ := startDevBinary(t)
@@ -97,17 +103,28 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("the reset %q, %v: want it in the tenant's zone (Asia/Tokyo, GMT+9)", reset, err)
 	}
 	checkSimulation(t, tab)
+	writeScreenshot(t, tab)
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("the page logged errors: %q", errs)
+	}
+	t.Logf("statuses %v", statuses)
+}
+
+// writeScreenshot writes the page to -screenshot, or to the test's temporary folder.
+func writeScreenshot(t *testing.T, tab context.Context) {
+	t.Helper()
 	shot, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(testenv.ModuleRoot(t), "docs", "console.png"), shot, 0o644); err != nil {
+	path := *screenshot
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "console.png")
+	}
+	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if errs := consoleErrors(); len(errs) > 0 {
-		t.Errorf("the page logged errors: %q", errs)
-	}
-	t.Logf("statuses %v; screenshot docs/console.png, %d bytes", statuses, len(shot))
+	t.Logf("screenshot %s, %d bytes", path, len(shot))
 }
 
 // sendUntilDenied sends requests with the key until one is denied (at most 10), and
