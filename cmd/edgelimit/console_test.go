@@ -87,6 +87,10 @@ const browserRules = `[{"name": "hourly", "algorithm": "fixed_window", "limit": 
 // (compared with `edgelimit simulate`, no dot hiding another), revokes a key (after a
 // confirmation) and issues keys until the page shows the 409.
 func TestConsoleInBrowser(t *testing.T) {
+	if *screenshot == "" {
+		// It rewrote docs/console.png on every run (make test-unit left it modified).
+		keepsFile(t, filepath.Join(testenv.ModuleRoot(t), "docs", "console.png"))
+	}
 	tab, consoleErrors := browser(t)
 	base, _ := startDevBinary(t)
 	err := chromedp.Do(tab, chromedp.Navigate(base+"/console/"), chromedp.WaitVisible(chromedp.ID("create-tenant")),
@@ -119,6 +123,20 @@ func TestConsoleInBrowser(t *testing.T) {
 	checkRevokeAsks(t, tab, base, key)
 	checkIssueRefusal(t, tab, base)
 	t.Logf("statuses %v", statuses)
+}
+
+// keepsFile fails the test if the tracked file at path differs when the test ends.
+func keepsFile(t *testing.T, path string) {
+	t.Helper()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+			t.Errorf("the test changed %s (%v): only make screenshot may", path, err)
+		}
+	})
 }
 
 // usageShows is a predicate: the usage section that section selects ([data-scope=...]
