@@ -37,7 +37,8 @@ built-in echo. The admin API is under /admin/, without authentication (loopback 
 and a console (a web page over the admin API) under /console/.
 
 It reads the same environment as the Lambda functions (EDGELIMIT_*, the table names,
-UPSTASH_REDIS_REST_URL/TOKEN); --backend overrides EDGELIMIT_BACKEND (default memory),
+UPSTASH_REDIS_REST_URL/TOKEN; an EDGELIMIT_* name it does not know fails the start,
+naming the closest); --backend overrides EDGELIMIT_BACKEND (default memory),
 --redis EDGELIMIT_REDIS_ADDR (host:port of Redis or Valkey; it implies --backend redis).
 Unless set, EDGELIMIT_CONFIG_TTL is 0 here (admin changes apply at once) and
 EDGELIMIT_LATENCY_BUDGET 5s (local services warm up slowly). It takes

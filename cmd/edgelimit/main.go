@@ -2,8 +2,9 @@
 // the limiter (simulate) and runs local services for development.
 //
 // Every command and subcommand prints its usage to stdout and exits 0 when asked for
-// help (-h, --help, or a lone "help"); a bad flag or argument names the problem on
-// stderr, with the usage, and exits 2.
+// help (-h, --help, a lone "help", or `edgelimit help COMMAND [SUBCOMMAND]`); a bad flag
+// or argument names the problem on stderr, with the usage, and exits 2. `edgelimit
+// --version` is `edgelimit version`.
 package main
 
 import (
