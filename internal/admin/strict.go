@@ -3,6 +3,7 @@ package admin
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"slices"
 	"strconv"
@@ -47,8 +48,24 @@ func jsonNames(t reflect.Type, names []string) []string {
 // in another case ("Rules": it matches names case-insensitively), and a string that is
 // not valid UTF-8 (it becomes U+FFFD). Each is a 422 naming the field. Malformed JSON
 // passes: the decoder that follows reports it.
-func checkStrict(body []byte) error {
-	w := walker{dec: json.NewDecoder(bytes.NewReader(body)), body: body}
+func checkStrict(body []byte) error { return checkNames(body, fieldNames) }
+
+// CheckBody answers r with the 422 of checkStrict and returns true when body breaks
+// the strict reading of the admin API, with the json names of v's type (at every
+// depth) as the known names: for the endpoints that `edgelimit dev` serves beside the
+// API, which read their bodies as it does.
+func CheckBody(w http.ResponseWriter, r *http.Request, body []byte, v any) bool {
+	err := checkNames(body, jsonNames(reflect.TypeOf(v), nil))
+	if e, ok := err.(*apiError); ok {
+		writeProblem(w, e, r.URL.Path)
+		return true
+	}
+	return false
+}
+
+// checkNames is checkStrict with known as the names whose case it enforces.
+func checkNames(body []byte, known []string) error {
+	w := walker{dec: json.NewDecoder(bytes.NewReader(body)), body: body, known: known}
 	w.dec.UseNumber()
 	for {
 		tok, err := w.dec.Token()
@@ -79,6 +96,7 @@ type walker struct {
 	body  []byte
 	last  int64
 	stack []*container
+	known []string // the names of the document's members, in their case
 }
 
 func (w *walker) step(tok json.Token) error {
@@ -115,8 +133,8 @@ func (w *walker) key(c *container, name string, raw []byte) error {
 	case c.seen[name]:
 		return fieldError(path, "", "appears twice in one object: each name may appear once")
 	}
-	if !c.free && !slices.Contains(fieldNames, name) {
-		for _, known := range fieldNames {
+	if !c.free && !slices.Contains(w.known, name) {
+		for _, known := range w.known {
 			if strings.EqualFold(known, name) {
 				return fieldError(path, "", "unknown field: names are case-sensitive; did you mean "+strconv.Quote(known)+"?")
 			}

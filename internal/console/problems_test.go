@@ -73,3 +73,25 @@ func problem(t *testing.T, h http.Handler, method, target, body string) (admin.P
 	}
 	return p, rec
 }
+
+// TestSimulateEndpointReadsStrictJSON: the simulate endpoint reads its body as the
+// admin API does: a name in another case ("Trace", a rule's "LIMIT"), a name twice and
+// invalid UTF-8 are a 422 naming the member.
+func TestSimulateEndpointReadsStrictJSON(t *testing.T) {
+	h := console.Mount(http.NotFoundHandler(), console.NewTraffic(nil))
+	rule := `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`
+	for body, field := range map[string]string{
+		`{"rules": [` + rule + `], "Trace": "1"}`:                                                          "Trace",
+		`{"rules": [{"algorithm": "fixed_window", "LIMIT": 1, "period": "1s"}], "trace": "1"}`:             "rules[0].LIMIT",
+		`{"rules": [{"algorithm": "fixed_window", "limit": 1, "limit": 9, "period": "1s"}], "trace": "1"}`: "rules[0].limit",
+		`{"rules": [` + rule + `], "trace": "1,caf` + "\xe9" + `"}`:                                        "trace",
+	} {
+		p, rec := problem(t, h, "POST", console.SimulatePath, body)
+		if rec.Code != 422 || p.Type != admin.ProblemTypeBase+"invalid-field" || p.Field != field {
+			t.Errorf("%s: %d %+v, want a 422 naming %s", body, rec.Code, p, field)
+		}
+	}
+	if _, rec := problem(t, h, "POST", console.SimulatePath, `{"rules": [`+rule+`], "trace": "1"}`); rec.Code != 200 {
+		t.Errorf("a good body: %d %s", rec.Code, rec.Body)
+	}
+}
