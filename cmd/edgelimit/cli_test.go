@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 )
 
 // every (sub)command, as the words that name it.
@@ -56,6 +58,7 @@ func TestHelp(t *testing.T) {
 // TestUsageErrors: a bad flag or argument names the problem on stderr, with the
 // usage, prints nothing on stdout, and exits 2.
 func TestUsageErrors(t *testing.T) {
+	t.Setenv(upstashrest.EnvToken, "") // upstash-local without --token: no token
 	tests := []struct {
 		args    []string
 		problem string
@@ -90,6 +93,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"upstash-local", "--nope"}, "edgelimit upstash-local: flag provided but not defined: -nope"},
 		{[]string{"upstash-local", "extra"}, `edgelimit upstash-local: unexpected argument "extra"`},
 		{[]string{"version", "extra"}, `edgelimit version: unexpected argument "extra"`},
+		// A flag's bad value is a usage error too, named by the flag.
+		{[]string{"simulate", "--trace", "-", "--rule", `{}`}, "edgelimit simulate: --rule 1: algorithm"},
+		{[]string{"simulate", "--trace", "-", "--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`, "--timezone", "Mars"}, `edgelimit simulate: --timezone "Mars": not an IANA time zone`},
+		{[]string{"simulate", "--trace", "/nonexistent/trace", "--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`}, `edgelimit simulate: --trace "/nonexistent/trace": no such file or directory`},
+		{[]string{"keys", "new", "--tenant", "Not Valid"}, `edgelimit keys new: --tenant "Not Valid": a tenant id is`},
+		{[]string{"upstash-local", "--token", "x", "--listen", "0.0.0.0:8079"}, "edgelimit upstash-local: --listen:"},
+		{[]string{"upstash-local"}, "edgelimit upstash-local: no token: pass --token or set "},
 		{[]string{"version", "--short"}, "edgelimit version: flag provided but not defined: -short"},
 	}
 	for _, tt := range tests {

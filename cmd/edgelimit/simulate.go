@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,11 +53,11 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	set, err := buildSet(rules, *zoneName)
 	if err != nil {
-		return fail("edgelimit simulate: %v", err)
+		return usageError(stderr, fs, simulateUsage, "%v", err)
 	}
 	in, closeIn, err := openTrace(*tracePath, stdin)
 	if err != nil {
-		return fail("edgelimit simulate: %v", err)
+		return usageError(stderr, fs, simulateUsage, "--trace %q: %v", *tracePath, err)
 	}
 	defer closeIn()
 	reqs, err := simulate.ParseTrace(in, set)
@@ -83,6 +84,10 @@ func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the flag names the path
+		}
 		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil
