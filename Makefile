@@ -5,7 +5,7 @@
 EDGELIMIT_TOOLS ?= $(CURDIR)/.tools
 export EDGELIMIT_TOOLS
 
-.PHONY: test test-unit test-fresh services vet bench dev dev-upstash dev-dynamodb dev-redis
+.PHONY: test test-unit test-fresh services vet bench screenshot dev dev-upstash dev-dynamodb dev-redis
 
 # go vet, gofmt, and every test with the test services running (installed if missing).
 test:
@@ -32,6 +32,12 @@ vet:
 # (internal/benchreport).
 bench:
 	bash scripts/services.sh run -- go run ./internal/benchreport
+
+# Redraw docs/console.png: cmd/edgelimit's TestConsoleInBrowser (headless Chromium, the
+# chromium on PATH or EDGELIMIT_TEST_CHROMIUM) writes its screenshot there. No test
+# writes a tracked file otherwise (the screenshot goes to the test's temporary folder).
+screenshot:
+	CI=true go test -count=1 -run '^TestConsoleInBrowser$$' ./cmd/edgelimit -args -screenshot="$(CURDIR)/docs/console.png"
 
 # `edgelimit dev` (the authorizer and the admin API on 127.0.0.1:3000), built first with
 # a line saying so; DEV_FLAGS passes flags (DEV_FLAGS="--listen 127.0.0.1:3001").

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 )
 
 // every (sub)command, as the words that name it.
@@ -39,8 +41,8 @@ func TestHelp(t *testing.T) {
 			want = "usage: edgelimit COMMAND"
 		}
 		asks := [][]string{append(slices.Clone(words), "-h"), append(slices.Clone(words), "--help"), append(slices.Clone(words), "help")}
-		if len(words) == 1 {
-			asks = append(asks, []string{"help", words[0]})
+		if len(words) > 0 {
+			asks = append(asks, append([]string{"help"}, words...)) // help keys new, too
 		}
 		for _, args := range asks {
 			t.Run(strings.Join(args, " "), func(t *testing.T) {
@@ -56,6 +58,7 @@ func TestHelp(t *testing.T) {
 // TestUsageErrors: a bad flag or argument names the problem on stderr, with the
 // usage, prints nothing on stdout, and exits 2.
 func TestUsageErrors(t *testing.T) {
+	t.Setenv(upstashrest.EnvToken, "") // upstash-local without --token: no token
 	tests := []struct {
 		args    []string
 		problem string
@@ -68,6 +71,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dev", "extra"}, `edgelimit dev: unexpected argument "extra"`},
 		{[]string{"dev", "--nope"}, "edgelimit dev: flag provided but not defined: -nope"},
 		{[]string{"dev", "--listen"}, "edgelimit dev: flag needs an argument: -listen"},
+		{[]string{"dev", "--listen", "0.0.0.0:3000"}, `edgelimit dev: --listen "0.0.0.0:3000": serve on a loopback address`},
+		{[]string{"dev", "--backend", "mongo"}, `edgelimit dev: --backend "mongo": want one of memory`},
+		{[]string{"dev", "--upstream", "ftp://x"}, `edgelimit dev: --upstream "ftp://x": want an absolute http:// or https:// URL`},
+		{[]string{"dev", "--upstream", "127.0.0.1:8080"}, `edgelimit dev: --upstream "127.0.0.1:8080": want an absolute`},
+		{[]string{"dev", "--upstream", "http:///path"}, `edgelimit dev: --upstream "http:///path": want an absolute`},
+		{[]string{"help", "keys", "rotate"}, `edgelimit: help: unexpected argument "rotate"`},
+		{[]string{"help", "keys", "new", "extra"}, `edgelimit: help: unexpected argument "extra"`},
+		{[]string{"--version", "extra"}, `edgelimit version: unexpected argument "extra"`},
 		{[]string{"simulate", "--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`}, "edgelimit simulate: --trace is required"},
 		{[]string{"simulate", "--trace", "-"}, "edgelimit simulate: --rule is required"},
 		{[]string{"simulate", "--nope"}, "edgelimit simulate: flag provided but not defined: -nope"},
@@ -82,6 +93,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"upstash-local", "--nope"}, "edgelimit upstash-local: flag provided but not defined: -nope"},
 		{[]string{"upstash-local", "extra"}, `edgelimit upstash-local: unexpected argument "extra"`},
 		{[]string{"version", "extra"}, `edgelimit version: unexpected argument "extra"`},
+		// A flag's bad value is a usage error too, named by the flag.
+		{[]string{"simulate", "--trace", "-", "--rule", `{}`}, "edgelimit simulate: --rule 1: algorithm"},
+		{[]string{"simulate", "--trace", "-", "--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`, "--timezone", "Mars"}, `edgelimit simulate: --timezone "Mars": not an IANA time zone`},
+		{[]string{"simulate", "--trace", "/nonexistent/trace", "--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`}, `edgelimit simulate: --trace "/nonexistent/trace": no such file or directory`},
+		{[]string{"keys", "new", "--tenant", "Not Valid"}, `edgelimit keys new: --tenant "Not Valid": a tenant id is`},
+		{[]string{"upstash-local", "--token", "x", "--listen", "0.0.0.0:8079"}, "edgelimit upstash-local: --listen:"},
+		{[]string{"upstash-local"}, "edgelimit upstash-local: no token: pass --token or set "},
 		{[]string{"version", "--short"}, "edgelimit version: flag provided but not defined: -short"},
 	}
 	for _, tt := range tests {
@@ -97,10 +115,16 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestVersion: `edgelimit version` and `edgelimit --version` print one line, the same.
 func TestVersion(t *testing.T) {
 	code, stdout, stderr := runCapture(t, "", "version")
 	if code != 0 || !strings.HasPrefix(stdout, "edgelimit ") || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	for _, flag := range []string{"--version", "-version"} {
+		if code, out, errOut := runCapture(t, "", flag); code != 0 || out != stdout || errOut != "" {
+			t.Errorf("edgelimit %s: exit %d, stdout %q, stderr %q; want 0 and %q", flag, code, out, errOut, stdout)
+		}
 	}
 	bi := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Path: "github.com/edgelimit/edgelimit", Version: "v1.2.3"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2027-01-01T00:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -36,7 +37,8 @@ built-in echo. The admin API is under /admin/, without authentication (loopback 
 and a console (a web page over the admin API) under /console/.
 
 It reads the same environment as the Lambda functions (EDGELIMIT_*, the table names,
-UPSTASH_REDIS_REST_URL/TOKEN); --backend overrides EDGELIMIT_BACKEND (default memory),
+UPSTASH_REDIS_REST_URL/TOKEN; an EDGELIMIT_* name it does not know fails the start,
+naming the closest); --backend overrides EDGELIMIT_BACKEND (default memory),
 --redis EDGELIMIT_REDIS_ADDR (host:port of Redis or Valkey; it implies --backend redis).
 Unless set, EDGELIMIT_CONFIG_TTL is 0 here (admin changes apply at once) and
 EDGELIMIT_LATENCY_BUDGET 5s (local services warm up slowly). It takes
@@ -57,12 +59,13 @@ type devOptions struct {
 	listen, upstream, backend string
 	redis                     string              // EDGELIMIT_REDIS_ADDR
 	getenv                    func(string) string // os.Getenv
+	environ                   []string            // os.Environ(), whose names dev checks
 }
 
 // runDev is `edgelimit dev`: flags, environment and wiring; internal/devserver does the work.
 func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit dev", flag.ContinueOnError)
-	o := devOptions{getenv: os.Getenv}
+	o := devOptions{getenv: os.Getenv, environ: os.Environ()}
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:3000", "`address` to serve on (loopback)")
 	fs.StringVar(&o.upstream, "upstream", "", "`URL` that allowed requests are proxied to (default: a built-in echo)")
 	fs.StringVar(&o.backend, "backend", "", "memory, dynamodb, upstash or redis (default: $EDGELIMIT_BACKEND, else memory)")
@@ -72,6 +75,9 @@ func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if code := noArgs(fs, devUsage, stderr); code != proceed {
 		return code
+	}
+	if err := o.check(); err != nil {
+		return usageError(stderr, fs, devUsage, "%v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -94,12 +100,28 @@ func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// check refuses bad flags before anything starts: a --listen beyond loopback, a
+// --backend this binary lacks, an --upstream that is not an http(s) URL with a host.
+func (o devOptions) check() error {
+	if err := checkLoopback(o.listen); err != nil {
+		return err
+	}
+	if o.backend != "" && !slices.Contains(config.Backends(), strings.ToLower(o.backend)) {
+		return fmt.Errorf("--backend %q: want one of %s", o.backend, strings.Join(config.Backends(), ", "))
+	}
+	if o.upstream == "" {
+		return nil
+	}
+	u, err := url.Parse(o.upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--upstream %q: want an absolute http:// or https:// URL, such as http://127.0.0.1:8080", o.upstream)
+	}
+	return nil
+}
+
 // startDev takes the port first, so that a busy one fails before anything is written,
 // then prepares the stores and the handlers, saying what it does on progress.
 func startDev(ctx context.Context, o devOptions, progress io.Writer) (*http.Server, net.Listener, devserver.Demo, error) {
-	if err := checkLoopback(o.listen); err != nil {
-		return nil, nil, devserver.Demo{}, err
-	}
 	ln, err := net.Listen("tcp", o.listen)
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, nil, devserver.Demo{}, fmt.Errorf("--listen %s: the port is in use (another edgelimit dev?): stop it, or pass --listen 127.0.0.1:ANOTHER_PORT; nothing was written", o.listen)
@@ -119,6 +141,9 @@ func startDev(ctx context.Context, o devOptions, progress io.Writer) (*http.Serv
 // tenant, and builds the gateway.
 func prepareDev(ctx context.Context, o devOptions, progress io.Writer) (http.Handler, devserver.Demo, error) {
 	var demo devserver.Demo
+	if err := config.CheckNames(o.environ); err != nil {
+		return nil, demo, err
+	}
 	cfg, err := config.Load(devEnv(o.backend, o.redisEnv()))
 	if err != nil {
 		return nil, demo, err
@@ -222,8 +247,8 @@ func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs 
 	}
 	dc := devserver.Config{Authorizer: auth, Admin: adm}
 	if upstream != "" {
-		if dc.Upstream, err = url.Parse(upstream); err != nil || dc.Upstream.Host == "" {
-			return nil, fmt.Errorf("--upstream %q: not an absolute URL", upstream)
+		if dc.Upstream, err = url.Parse(upstream); err != nil { // checked by devOptions.check
+			return nil, err
 		}
 	}
 	gw, err := devserver.New(dc)

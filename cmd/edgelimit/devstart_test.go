@@ -202,3 +202,19 @@ func TestDevOnRedis(t *testing.T) {
 		})
 	}
 }
+
+// TestDevRefusesAMisspeltVariable pins the bug of EDGELIMIT_BACKND=memory, with which
+// dev started as if nothing were set: it exits 1, naming the closest known name.
+func TestDevRefusesAMisspeltVariable(t *testing.T) {
+	t.Setenv("EDGELIMIT_BACKND", "memory")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	code, stdout, stderr := runCapture(t, "", "dev", "--listen", addr)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "EDGELIMIT_BACKND is not a variable edgelimit reads; did you mean EDGELIMIT_BACKEND?") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the closest name", code, stdout, stderr)
+	}
+}

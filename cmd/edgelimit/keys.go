@@ -65,8 +65,7 @@ func runKeysNew(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, fs, keysNewUsage, "--tenant is required")
 	}
 	if !tenant.ValidID(*tenantID) {
-		fmt.Fprintf(stderr, "edgelimit keys new: --tenant %q: a tenant id is 1 to 63 lowercase letters, digits, '_' or '-', starting with a letter or digit\n", *tenantID)
-		return 2
+		return usageError(stderr, fs, keysNewUsage, "--tenant %q: a tenant id is 1 to 63 lowercase letters, digits, '_' or '-', starting with a letter or digit", *tenantID)
 	}
 	key := apikey.New()
 	entry, err := json.Marshal(store.FileKey{TenantID: *tenantID, KeyID: key.ID(), Hash: key.Hash()})

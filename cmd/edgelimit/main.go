@@ -2,14 +2,16 @@
 // the limiter (simulate) and runs local services for development.
 //
 // Every command and subcommand prints its usage to stdout and exits 0 when asked for
-// help (-h, --help, or a lone "help"); a bad flag or argument names the problem on
-// stderr, with the usage, and exits 2.
+// help (-h, --help, a lone "help", or `edgelimit help COMMAND [SUBCOMMAND]`); a bad flag
+// or argument names the problem on stderr, with the usage, and exits 2. `edgelimit
+// --version` is `edgelimit version`.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // command is one subcommand: it reads args (without the subcommand's name) and
@@ -17,15 +19,17 @@ import (
 type command struct {
 	summary string
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// subcommands are the words that `edgelimit help COMMAND SUBCOMMAND` accepts.
+	subcommands []string
 }
 
 // commands lists every subcommand; each lives in its own file.
 var commands = map[string]command{
-	"dev":           {"run the authorizer and admin API locally, as API Gateway would", runDev},
-	"keys":          {"make and hash API keys for a tenants file", runKeys},
-	"simulate":      {"replay a trace of requests through a rule set", runSimulate},
-	"upstash-local": {"serve the Upstash REST API in front of a Redis server", runUpstashLocal},
-	"version":       {"print the version of this binary", runVersion},
+	"dev":           {"run the authorizer and admin API locally, as API Gateway would", runDev, nil},
+	"keys":          {"make and hash API keys for a tenants file", runKeys, []string{"new", "hash"}},
+	"simulate":      {"replay a trace of requests through a rule set", runSimulate, nil},
+	"upstash-local": {"serve the Upstash REST API in front of a Redis server", runUpstashLocal, nil},
+	"version":       {"print the version of this binary (also: edgelimit --version)", runVersion, nil},
 }
 
 // commandOrder is the order usage lists the commands in.
@@ -44,25 +48,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help":
 		usage(stdout)
 		return 0
+	case "-version", "--version":
+		return runVersion(rest, stdin, stdout, stderr)
 	case "help":
-		if len(rest) == 0 {
-			usage(stdout)
-			return 0
-		}
-		cmd, ok := commands[rest[0]]
-		switch {
-		case !ok:
-			return topLevelError(stderr, fmt.Sprintf("unknown command %q", rest[0]))
-		case len(rest) > 1:
-			return topLevelError(stderr, fmt.Sprintf("help: unexpected argument %q", rest[1]))
-		}
-		return cmd.run([]string{"--help"}, stdin, stdout, stderr)
+		return runHelp(rest, stdin, stdout, stderr)
 	}
 	cmd, ok := commands[name]
 	if !ok {
 		return topLevelError(stderr, fmt.Sprintf("unknown command %q", name))
 	}
 	return cmd.run(rest, stdin, stdout, stderr)
+}
+
+// runHelp is `edgelimit help [COMMAND [SUBCOMMAND]]`: the usage of the top level, of a
+// command, or of one of its subcommands (`edgelimit help keys new`).
+func runHelp(words []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(words) == 0 {
+		usage(stdout)
+		return 0
+	}
+	cmd, ok := commands[words[0]]
+	switch {
+	case !ok:
+		return topLevelError(stderr, fmt.Sprintf("unknown command %q", words[0]))
+	case len(words) > 2 || len(words) == 2 && !slices.Contains(cmd.subcommands, words[1]):
+		return topLevelError(stderr, fmt.Sprintf("help: unexpected argument %q", words[len(words)-1]))
+	}
+	return cmd.run(append(slices.Clone(words[1:]), "--help"), stdin, stdout, stderr)
 }
 
 // topLevelError names the problem and prints the usage on stderr: exit code 2.
@@ -77,5 +89,5 @@ func usage(w io.Writer) {
 	for _, name := range commandOrder {
 		fmt.Fprintf(w, "  %-14s %s\n", name, commands[name].summary)
 	}
-	fmt.Fprint(w, "\n`edgelimit COMMAND --help` (or `edgelimit help COMMAND`) describes one.\n")
+	fmt.Fprint(w, "\n`edgelimit COMMAND --help` (or `edgelimit help COMMAND`) describes one;\n`edgelimit --version` prints the version.\n")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,11 +53,11 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	set, err := buildSet(rules, *zoneName)
 	if err != nil {
-		return fail("edgelimit simulate: %v", err)
+		return usageError(stderr, fs, simulateUsage, "%v", err)
 	}
 	in, closeIn, err := openTrace(*tracePath, stdin)
 	if err != nil {
-		return fail("edgelimit simulate: %v", err)
+		return usageError(stderr, fs, simulateUsage, "--trace %q: %v", *tracePath, err)
 	}
 	defer closeIn()
 	reqs, err := simulate.ParseTrace(in, set)
@@ -74,13 +75,7 @@ func buildSet(rules []string, zoneName string) (*limiter.Set, error) {
 	if err != nil || zoneName == "" || zoneName == "Local" {
 		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
 	}
-	parsed := make([]limiter.Rule, len(rules))
-	for i, js := range rules {
-		if parsed[i], err = limiter.ParseRule([]byte(js)); err != nil {
-			return nil, fmt.Errorf("--rule %d: %v", i+1, err)
-		}
-	}
-	return limiter.NewSet(parsed, limiter.FixedZone(loc))
+	return simulate.ParseRules(rules, loc)
 }
 
 func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
@@ -89,6 +84,10 @@ func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the flag names the path
+		}
 		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil

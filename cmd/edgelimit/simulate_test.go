@@ -70,6 +70,10 @@ func TestSimulateErrors(t *testing.T) {
 		{"cost zero", "1,a,0\n", rule, `line 1: cost "0": want an integer >= 1`},
 		{"cost never allowed", "1,a,3\n", rule, `line 1: cost 3 exceeds the capacity 2 of rule "fixed_window"`},
 		{"bad rule", "1\n", []string{"--rule", `{"algorithm": "fixed_window", "limit": 0, "period": "1s"}`}, "--rule 1: limit = 0: must be between 1 and 1000000"},
+		// Rules are numbered from 1, as the flags are, in the set's errors too (they said
+		// rules[1] for the second rule, from 0).
+		{"second rule's name taken", "1\n", []string{"--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`, "--rule", `{"algorithm": "fixed_window", "limit": 2, "period": "1s"}`}, `--rule 2: name = "fixed_window": is already used`},
+		{"third rule's name taken", "1\n", []string{"--rule", `{"name": "a", "algorithm": "fixed_window", "limit": 1, "period": "1s"}`, "--rule", `{"name": "b", "algorithm": "fixed_window", "limit": 1, "period": "1s"}`, "--rule", `{"name": "a", "algorithm": "token_bucket", "limit": 1, "period": "1s"}`}, `--rule 3: name = "a": is already used`},
 		{"bad zone", "1\n", append([]string{"--timezone", "Mars/Olympus"}, rule...), `--timezone "Mars/Olympus": not an IANA time zone`},
 		{"no rule", "1\n", nil, "usage: edgelimit simulate"},
 	}

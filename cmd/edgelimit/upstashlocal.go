@@ -39,12 +39,10 @@ func runUpstashLocal(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		*token = os.Getenv(upstashrest.EnvToken)
 	}
 	if *token == "" {
-		fmt.Fprintf(stderr, "edgelimit upstash-local: no token: pass --token or set %s\n", upstashrest.EnvToken)
-		return 2
+		return usageError(stderr, fs, upstashLocalUsage, "no token: pass --token or set %s", upstashrest.EnvToken)
 	}
 	if err := upstashlocal.CheckListenAddr(*listen, *allowRemote); err != nil {
-		fmt.Fprintf(stderr, "edgelimit upstash-local: --listen: %v (pass --allow-remote to serve other machines)\n", err)
-		return 2
+		return usageError(stderr, fs, upstashLocalUsage, "--listen: %v (pass --allow-remote to serve other machines)", err)
 	}
 	return serveUpstashLocal(*redisAddr, *listen, *token, stderr)
 }

@@ -29,7 +29,7 @@ func main() {
 }
 
 func setup(ctx context.Context) (*authorizer.Handler, error) {
-	cfg, stores, err := config.Open(ctx, os.Getenv, config.Options{})
+	cfg, stores, err := config.Open(ctx, os.Getenv, config.Options{Environ: os.Environ()})
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,8 @@ const (
 
 // readBody checks that the request's Content-Type is mediaType (with no charset but
 // UTF-8) and returns its body, at most MaxBodyBytes: 415 and 413 problems otherwise.
+// A body with a name twice in an object, a known name in another case or invalid
+// UTF-8 is a 422 naming the field (checkStrict).
 func readBody(r *http.Request, mediaType string) ([]byte, error) {
 	if err := checkContentType(r.Header.Get("Content-Type"), mediaType); err != nil {
 		return nil, err
@@ -35,6 +37,9 @@ func readBody(r *http.Request, mediaType string) ([]byte, error) {
 	}
 	if len(body) > MaxBodyBytes {
 		return nil, tooLarge(-1)
+	}
+	if err := checkStrict(body); err != nil {
+		return nil, err
 	}
 	return body, nil
 }

@@ -130,3 +130,14 @@ func writeProblem(w http.ResponseWriter, e *apiError, path string) {
 	w.WriteHeader(p.Status)
 	w.Write(body)
 }
+
+// WriteProblem answers r with the problem of slug (a heading of docs/problems.md, such
+// as "invalid-field"), with the title and status the admin API gives it, naming field
+// when not empty: the one place that builds problems, for the endpoints that `edgelimit
+// dev` serves beside the API too. An unknown slug is answered as "internal" (500).
+func WriteProblem(w http.ResponseWriter, r *http.Request, slug, field, detail string) {
+	if _, ok := problemStatus[slug]; !ok {
+		slug = problemInternal
+	}
+	writeProblem(w, &apiError{slug: slug, field: field, detail: detail}, r.URL.Path)
+}

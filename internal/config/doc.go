@@ -4,7 +4,10 @@
 //
 // Load parses and checks every variable before anything is built, so a deployment with
 // a typo fails at its cold start with a message naming the variable, instead of at its
-// first request. Build then makes the stores:
+// first request. CheckNames refuses an EDGELIMIT_* name that Load does not read, naming
+// the closest known one (the test scripts' EDGELIMIT_TEST_*, EDGELIMIT_TOOLS and
+// EDGELIMIT_SERVICES* pass); Open checks Options.Environ so, and the functions and
+// `edgelimit dev` give it os.Environ. Build then makes the stores:
 //
 //   - memory: tenants from EDGELIMIT_TENANTS_FILE (an empty store without it), counters
 //     in this process. For local runs and tests: every Lambda instance counts alone.

@@ -32,6 +32,10 @@ type Options struct {
 	// Lambda function has. awsdefault.Load is the SDK's default chain (profiles, SSO,
 	// instance roles), for `edgelimit dev` and servers.
 	AWSConfig AWSConfigFunc
+	// Environ is the process's environment as os.Environ returns it, whose names Open
+	// checks first (CheckNames): the functions pass it, so that a misspelt variable
+	// fails the cold start. nil checks no name.
+	Environ []string
 }
 
 // Build makes the stores of c. It makes no request to a store, except to read the
@@ -90,6 +94,9 @@ func (c Config) GateConfig(st *Stores) gate.Config {
 // Open loads the configuration through getenv and builds its stores: what every
 // entry point (the functions, `edgelimit dev`, the middleware example) does first.
 func Open(ctx context.Context, getenv func(string) string, opts Options) (Config, *Stores, error) {
+	if err := CheckNames(opts.Environ); err != nil {
+		return Config{}, nil, err
+	}
 	cfg, err := Load(getenv)
 	if err != nil {
 		return Config{}, nil, err

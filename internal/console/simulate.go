@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,6 +25,14 @@ type simulateRequest struct {
 	Rules    []json.RawMessage `json:"rules"`
 	Timezone string            `json:"timezone"` // "" means UTC
 	Trace    string            `json:"trace"`    // TIME[,KEY[,COST[,ADDR]]] lines, as `edgelimit simulate` reads them
+}
+
+// simulateNames has the JSON names of a simulateRequest, its rules' too, whose case
+// admin.CheckBody enforces.
+type simulateNames struct {
+	Rules    []limiter.Rule `json:"rules"`
+	Timezone string         `json:"timezone"`
+	Trace    string         `json:"trace"`
 }
 
 // Decision is one request of a simulation, as `edgelimit simulate` prints it.
@@ -49,19 +58,16 @@ type simulateJSON struct {
 func serveSimulate(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeProblem(w, r, http.StatusMethodNotAllowed, "method-not-allowed", "", "use POST")
+		admin.WriteProblem(w, r, "method-not-allowed", "", "use POST")
 		return
 	}
-	var req simulateRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxSimulateBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeProblem(w, r, http.StatusBadRequest, "invalid-json", "", "the body must be {\"rules\": [...], \"timezone\": \"...\", \"trace\": \"...\"}: "+err.Error())
+	req, ok := readSimulateRequest(w, r)
+	if !ok {
 		return
 	}
 	set, field, err := ruleSet(req)
 	if err != nil {
-		writeProblem(w, r, http.StatusUnprocessableEntity, "invalid-field", field, err.Error())
+		admin.WriteProblem(w, r, "invalid-field", field, err.Error())
 		return
 	}
 	reqs, err := simulate.ParseTrace(strings.NewReader(req.Trace), set)
@@ -72,7 +78,27 @@ func serveSimulate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeProblem(w, r, http.StatusUnprocessableEntity, "invalid-field", "trace", err.Error())
+	admin.WriteProblem(w, r, "invalid-field", "trace", err.Error())
+}
+
+// readSimulateRequest reads the body strictly, as the admin API reads its own: on a
+// bad one it answers the problem and reports false.
+func readSimulateRequest(w http.ResponseWriter, r *http.Request) (simulateRequest, bool) {
+	var req simulateRequest
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxSimulateBytes))
+	if err == nil && admin.CheckBody(w, r, body, simulateNames{}) {
+		return req, false
+	}
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&req)
+	}
+	if err != nil {
+		admin.WriteProblem(w, r, "invalid-json", "", "the body must be {\"rules\": [...], \"timezone\": \"...\", \"trace\": \"...\"}: "+err.Error())
+		return req, false
+	}
+	return req, true
 }
 
 // ruleSet builds the set of req's rules in its time zone; an error names the field.
@@ -121,16 +147,6 @@ func run(set *limiter.Set, reqs []simulate.Request) (simulateJSON, error) {
 		out.Decisions = append(out.Decisions, d)
 	}
 	return out, nil
-}
-
-// writeProblem answers an RFC 9457 problem, as the admin API does.
-func writeProblem(w http.ResponseWriter, r *http.Request, status int, slug, field, detail string) {
-	body, _ := json.Marshal(admin.Problem{Type: admin.ProblemTypeBase + slug, Title: http.StatusText(status),
-		Status: status, Detail: detail, Instance: r.URL.Path, Field: field})
-	w.Header().Set("Content-Type", admin.ProblemContentType)
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	w.Write(body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/admin"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
@@ -144,7 +145,7 @@ func (t *Traffic) Window(tenantID string, n int, now int64) []Second {
 func (t *Traffic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
-		writeProblem(w, r, http.StatusMethodNotAllowed, "method-not-allowed", "", "use GET")
+		admin.WriteProblem(w, r, "method-not-allowed", "", "use GET")
 		return
 	}
 	q := r.URL.Query()
@@ -152,7 +153,7 @@ func (t *Traffic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("seconds"); s != "" {
 		var err error
 		if n, err = strconv.Atoi(s); err != nil || n < 1 || n > MaxSeconds {
-			writeProblem(w, r, http.StatusBadRequest, "invalid-parameter", "seconds", "must be a whole number from 1 to "+strconv.Itoa(MaxSeconds))
+			admin.WriteProblem(w, r, "invalid-parameter", "seconds", "must be a whole number from 1 to "+strconv.Itoa(MaxSeconds))
 			return
 		}
 	}

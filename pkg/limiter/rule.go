@@ -273,7 +273,7 @@ func decodeCount(field string, raw *json.RawMessage) (int64, error) {
 func jsonFieldError(err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return &FieldError{Field: strings.Trim(name, "\""), Reason: "unknown field: a rule has name, algorithm, limit, period, burst, anchor"}
+		return &FieldError{Field: strings.Trim(name, "\""), Reason: "unknown field: a rule has name, algorithm, limit, period, burst, anchor, scope"}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {

@@ -3,7 +3,7 @@
 // library: the page polls every second and redraws what changed.
 "use strict";
 
-const state = { selected: "", tenant: null, busy: false };
+const state = { selected: "", tenant: null, busy: false, confirming: "" };
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -41,6 +41,11 @@ function svgEl(tag, attrs, text) {
   return e;
 }
 
+// problemText is what an answer says went wrong: a problem's detail, else its title.
+function problemText(r) {
+  return `${r.status} ${(r.body && (r.body.detail || r.body.title)) || "(no answer)"}`;
+}
+
 function setStatus(id, text, isError) {
   $(id).textContent = text;
   $(id).className = "status" + (isError ? " error" : "");
@@ -67,7 +72,9 @@ async function refreshTenants() {
 
 function select(id) {
   state.selected = id;
+  state.confirming = "";
   $("new-key-box").hidden = true;
+  setStatus("key-status", "");
   tick();
 }
 
@@ -106,50 +113,105 @@ async function refreshTenant() {
   $("tenant-body").hidden = false;
   const active = keys.status === 200 ? keys.body.keys : [];
   renderKeys(active);
-  const usages = await Promise.all(active.filter((k) => !k.revoked).map((k) => api("GET", `/tenants/${id}/usage?key_id=${k.key_id}`)));
-  renderUsage(usages.filter((u) => u.status === 200).map((u) => u.body));
+  const sections = usageSections(t.body, active.filter((k) => !k.revoked));
+  const answers = await Promise.all(sections.map((s) => s.query === null ? null : api("GET", `/tenants/${id}/usage${s.query}`)));
+  renderUsage(sections.map((s, i) => Object.assign(s, { answer: answers[i] })));
   if (traffic.status === 200) renderTraffic(traffic.body);
+}
+
+// scopesOf lists the scopes of a tenant's rules, tenant-wide and on its routes.
+function scopesOf(t) {
+  const rules = (t.rules || []).concat(...(t.routes || []).map((r) => r.rules || []));
+  return new Set(rules.map((r) => r.scope || "tenant"));
+}
+
+// usageSections are the views of a tenant's usage, each one query of the usage API
+// showing the rules of one scope: the tenant-wide counters once (also without keys),
+// each key's counters, and the counters of the address in the page's field.
+function usageSections(t, keys) {
+  const scopes = scopesOf(t), addr = $("usage-ip").value.trim();
+  const sections = [{ scope: "tenant", label: "every caller together (tenant scope)", query: "", empty: "no tenant-scope rule" }];
+  if (scopes.has("key") && keys.length === 0) {
+    sections.push({ scope: "key", label: "per key (key scope)", query: null, empty: "no key yet: issue one to see its counters" });
+  }
+  if (scopes.has("key")) {
+    for (const k of keys) sections.push({ scope: "key", key: k.key_id, label: `key ${k.key_id} (key scope)`, query: `?key_id=${k.key_id}`, empty: "" });
+  }
+  if (scopes.has("ip")) {
+    // With a key, as a request from the address with that key: without one the usage
+    // API reads the key rules as an anonymous request's, on the address.
+    const withKey = keys.length ? `&key_id=${keys[0].key_id}` : "";
+    sections.push(addr
+      ? { scope: "ip", label: `address ${addr} (ip scope)`, query: `?ip=${encodeURIComponent(addr)}${withKey}`, empty: "" }
+      : { scope: "ip", label: "per address (ip scope)", query: null, empty: "enter an address above to see its counters" });
+  }
+  return sections;
 }
 
 function renderKeys(keys) {
   $("keys").tBodies[0].replaceChildren(...keys.map((k) => el("tr", { "data-key": k.key_id },
     el("td", {}, k.key_id), el("td", {}, k.prefix), el("td", {}, k.created),
     el("td", {}, k.revoked ? "revoked" : "active"),
-    el("td", {}, k.revoked ? "" : el("button", { type: "button", onclick: () => revoke(k.key_id) }, "Revoke")))));
+    el("td", {}, k.revoked ? "" : revokeCell(k.key_id)))));
+}
+
+// revokeCell asks before it revokes: Revoke, then "Yes, revoke" or Cancel.
+function revokeCell(keyID) {
+  if (state.confirming !== keyID) {
+    return el("button", { type: "button", class: "revoke", onclick: () => { state.confirming = keyID; tick(); } }, "Revoke");
+  }
+  return el("span", { class: "confirm" }, `Revoke ${keyID}? Requests with it are refused at once. `,
+    el("button", { type: "button", class: "confirm-revoke", onclick: () => revoke(keyID) }, "Yes, revoke"), " ",
+    el("button", { type: "button", class: "cancel-revoke", onclick: () => { state.confirming = ""; tick(); } }, "Cancel"));
 }
 
 async function issueKey() {
   const r = await api("POST", `/tenants/${state.selected}/keys`);
-  if (r.status !== 201) return;
+  if (r.status !== 201) {
+    $("new-key-box").hidden = true;
+    setStatus("key-status", "Issue a key: " + problemText(r), true);
+    return;
+  }
+  setStatus("key-status", "");
   $("new-key").textContent = r.body.key;
   $("new-key-box").hidden = false;
   tick();
 }
 
 async function revoke(keyID) {
-  await api("DELETE", `/tenants/${state.selected}/keys/${keyID}`);
+  state.confirming = "";
+  const r = await api("DELETE", `/tenants/${state.selected}/keys/${keyID}`);
+  if (r.status !== 204 && r.status !== 200) setStatus("key-status", `Revoke ${keyID}: ` + problemText(r), true);
+  else setStatus("key-status", `revoked ${keyID}`);
   tick();
 }
 
-// renderUsage shows, per key, each rule's use and next reset in the tenant's zone.
-function renderUsage(usages) {
-  const now = Date.now();
-  $("usage").replaceChildren(...usages.map((u) => {
-    const rows = u.rules.map((r) => {
-      const name = (r.route ? r.route + " / " : "") + (r.rule.name || r.rule.algorithm);
-      const share = r.capacity ? Math.min(r.used / r.capacity, 1) : 0;
-      const secs = Math.max(0, Math.ceil((Date.parse(r.reset) - now) / 1000));
-      return el("tr", { class: "rule-row" + (r.remaining === 0 ? " denied" : ""), "data-rule": name },
-        el("td", {}, name), el("td", {}, `${r.rule.algorithm} ${r.rule.limit}/${r.rule.period}`),
-        el("td", { class: "used" }, `${r.used} / ${r.capacity}`),
-        el("td", {}, el("span", { class: "bar" }, el("span", { class: share >= 1 ? "full" : "", style: `width:${Math.round(share * 100)}%` }))),
-        el("td", { class: "remaining" }, String(r.remaining)),
-        el("td", { class: "reset" }, `${inZone(r.reset, u.timezone)} (in ${secs} s)`));
-    });
-    return el("div", {}, el("p", { class: "note" }, `key ${u.key_id} · ${u.timezone} · at ${inZone(u.at, u.timezone)}`),
+// renderUsage shows each section's rules, with their use and next reset in the
+// tenant's zone.
+function renderUsage(sections) {
+  $("usage").replaceChildren(...sections.map((s) => {
+    const head = el("p", { class: "note" }, s.label), attrs = { "data-scope": s.scope, "data-key": s.key || "" };
+    if (s.answer === null) return el("div", attrs, head, el("p", { class: "note" }, s.empty));
+    if (s.answer.status !== 200) return el("div", attrs, head, el("p", { class: "status error" }, problemText(s.answer)));
+    const u = s.answer.body, rules = u.rules.filter((r) => (r.rule.scope || "tenant") === s.scope);
+    head.textContent += ` · ${u.timezone} · at ${inZone(u.at, u.timezone)}`;
+    if (!rules.length) return el("div", attrs, head, el("p", { class: "note" }, s.empty));
+    return el("div", attrs, head,
       el("table", {}, el("thead", {}, el("tr", {}, ...["rule", "algorithm", "used", "", "remaining", "next reset (tenant's zone)"].map((h) => el("th", {}, h)))),
-        el("tbody", {}, ...rows)));
+        el("tbody", {}, ...rules.map((r) => usageRow(r, u.timezone)))));
   }));
+}
+
+function usageRow(r, zone) {
+  const name = (r.route ? r.route + " / " : "") + (r.rule.name || r.rule.algorithm);
+  const share = r.capacity ? Math.min(r.used / r.capacity, 1) : 0;
+  const secs = Math.max(0, Math.ceil((Date.parse(r.reset) - Date.now()) / 1000));
+  return el("tr", { class: "rule-row" + (r.remaining === 0 ? " denied" : ""), "data-rule": name },
+    el("td", {}, name), el("td", {}, `${r.rule.algorithm} ${r.rule.limit}/${r.rule.period}`),
+    el("td", { class: "used" }, `${r.used} / ${r.capacity}`),
+    el("td", {}, el("span", { class: "bar" }, el("span", { class: share >= 1 ? "full" : "", style: `width:${Math.round(share * 100)}%` }))),
+    el("td", { class: "remaining" }, String(r.remaining)),
+    el("td", { class: "reset" }, `${inZone(r.reset, zone)} (in ${secs} s)`));
 }
 
 // renderTraffic draws allowed (green), denied (red) and unauthorized (grey) per second.
@@ -216,25 +278,41 @@ async function runSimulation() {
 }
 
 // drawSimulation draws one line per rule: each request a dot, green when allowed.
+// The requests of one instant (a burst) stand in a column, allowed ones first, each
+// dot in a place of its own: none hides another.
 function drawSimulation(rows) {
-  const svg = $("sim-chart"), w = 760, left = 120, rowH = 26;
+  const svg = $("sim-chart"), w = 760, left = 120, gap = 5, radius = 2.2;
   const times = rows.flatMap((r) => r.result.decisions.map((d) => d.t));
   const t0 = Math.min(...times), t1 = Math.max(...times, t0 + 1);
   const x = (t) => left + (t - t0) / (t1 - t0) * (w - left - 20);
+  const columns = rows.map((r) => instants(r.result.decisions));
+  const tallest = Math.max(1, ...columns.flatMap((c) => [...c.values()].map((ds) => ds.length)));
+  const rowH = Math.max(26, tallest * gap + 14);
   svg.setAttribute("height", rows.length * rowH + 24);
   const parts = [];
   rows.forEach((r, i) => {
-    const y = 16 + i * rowH;
-    parts.push(svgEl("text", { x: 4, y: y + 4, "font-size": 11 }, r.name));
-    r.result.decisions.forEach((d, j) => {
-      const seen = r.result.decisions.slice(0, j).filter((p) => p.t === d.t).length;
-      parts.push(svgEl("circle", { cx: x(d.t), cy: y - 6 + (seen % 4) * 4, r: 2.2, fill: d.allowed ? "#2f7d4f" : "#b3261e" }));
-    });
+    const bottom = (i + 1) * rowH - 4;
+    parts.push(svgEl("text", { x: 4, y: bottom - rowH / 2 + 8, "font-size": 11 }, r.name));
+    for (const [t, ds] of columns[i]) {
+      ds.forEach((d, j) => parts.push(svgEl("circle", { cx: x(t), cy: bottom - j * gap, r: radius,
+        fill: d.allowed ? "#2f7d4f" : "#b3261e", class: d.allowed ? "allowed" : "denied", "data-row": i })));
+    }
   });
-  parts.push(svgEl("text", { x: left, y: rows.length * rowH + 18, "font-size": 10 }, `0 s … ${(t1 - t0).toFixed(1)} s (green: allowed, red: denied)`));
+  parts.push(svgEl("text", { x: left, y: rows.length * rowH + 18, "font-size": 10 }, `0 s … ${(t1 - t0).toFixed(1)} s (green: allowed, red: denied; a column is one instant)`));
   svg.replaceChildren(...parts);
   $("sim-results").tBodies[0].replaceChildren(...rows.map((r) => el("tr", { "data-rule": r.name },
     el("td", {}, r.name), el("td", { class: "allowed" }, `${r.result.allowed} of ${r.result.total}`))));
+}
+
+// instants groups decisions by their instant, in time order, allowed first in each.
+function instants(decisions) {
+  const byT = new Map();
+  for (const d of decisions) {
+    if (!byT.has(d.t)) byT.set(d.t, []);
+    byT.get(d.t).push(d);
+  }
+  for (const ds of byT.values()) ds.sort((a, b) => Number(b.allowed) - Number(a.allowed));
+  return byT;
 }
 
 // ---- polling ----
@@ -255,6 +333,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("create-tenant").addEventListener("submit", createTenant);
   $("issue-key").addEventListener("click", issueKey);
   $("run-sim").addEventListener("click", runSimulation);
+  $("usage-ip").addEventListener("change", tick);
   $("trace").value = defaultTrace();
   $("sim-rules").value = defaultRules.join("\n");
   tick();

@@ -1,0 +1,51 @@
+package simulate
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+)
+
+// ParseRules reads the rules of `edgelimit simulate`, one JSON object each, as the set
+// they form in loc's calendar. Its errors number the rules as the flags are, from 1:
+// "--rule 2: name = ...", whether a rule is wrong on its own or in the set.
+func ParseRules(rules []string, loc *time.Location) (*limiter.Set, error) {
+	parsed := make([]limiter.Rule, len(rules))
+	for i, js := range rules {
+		var err error
+		if parsed[i], err = limiter.ParseRule([]byte(js)); err != nil {
+			return nil, fmt.Errorf("--rule %d: %v", i+1, err)
+		}
+	}
+	set, err := limiter.NewSet(parsed, limiter.FixedZone(loc))
+	if err != nil {
+		return nil, numberFromOne(err)
+	}
+	return set, nil
+}
+
+// setIndex is the rule index that limiter.NewSet's field paths start with, from 0.
+var setIndex = regexp.MustCompile(`^rules\[(\d+)\]\.?`)
+
+// numberFromOne turns a set error about "rules[1].name" into one about "--rule 2".
+func numberFromOne(err error) error {
+	var fe *limiter.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	m := setIndex.FindStringSubmatch(fe.Field)
+	if m == nil {
+		return err
+	}
+	i, _ := strconv.Atoi(m[1]) // \d+ that NewSet wrote from an int
+	rest := *fe
+	rest.Field = fe.Field[len(m[0]):]
+	if rest.Field == "" {
+		return fmt.Errorf("--rule %d: %s", i+1, fe.Reason)
+	}
+	return fmt.Errorf("--rule %d: %v", i+1, &rest)
+}
