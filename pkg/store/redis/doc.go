@@ -3,8 +3,8 @@
 // MemoryDB. Both share one Client, one pool of connections (rueidis), created once
 // per process.
 //
-// It runs the Upstash store's scripts (pkg/store/upstash) with the same KEYS, ARGV and
-// replies, and keeps its layouts: what the two share is written once, there.
+// It runs the Upstash store's scripts with the same KEYS, ARGV and replies, and keeps
+// its layouts: what the two share is written once, in pkg/store/internal/luascript.
 //
 // Counters decides a request with one EVALSHA of decide.lua over every counter of the
 // request, or of bucket.lua, its fast path for a single counter of one bucket rule;

@@ -1,6 +1,6 @@
 // Package upstash is the storage over Upstash Redis, Counters and Tenants, through
-// the project's REST client (internal/upstashrest). Every write is a Lua script (the .lua
-// files beside this package's Go), which declares in KEYS every key it touches, as
+// the project's REST client (internal/upstashrest). Every write is a Lua script (shared
+// with pkg/store/redis in pkg/store/internal/luascript), which declares in KEYS every key it touches, as
 // Upstash's per-key locking requires.
 //
 // Counters, the store.Counters, decides a request with one script call, decide.lua

@@ -17,6 +17,7 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
 )
 
@@ -82,8 +83,8 @@ func putKey(t *testing.T, s *Tenants, tenantID string) string {
 // keytenant.lua reads a key it cannot declare, so it must never be sent with
 // allow-key-locking, which makes Upstash reject such a read.
 func TestKeyTenantScriptHasNoKeyLocking(t *testing.T) {
-	text := keyTenantScript.Text(true)
-	if first, _, _ := strings.Cut(text, "\n"); text != keyTenantScript.Text(false) || first != "#!lua flags=no-writes" {
+	text := luascript.SharedScripts().KeyTenant.Text(true)
+	if first, _, _ := strings.Cut(text, "\n"); text != luascript.SharedScripts().KeyTenant.Text(false) || first != "#!lua flags=no-writes" {
 		t.Fatalf("keytenant.lua with key locking starts %q, want the source as written, its flags no-writes alone", first)
 	}
 }
@@ -154,12 +155,12 @@ func found(r apikey.Record, err error) bool { return err == nil && r.TenantID ==
 // refusingConn is a TenantsConn whose server refuses keytenant.lua, as a server that
 // forbids undeclared keys in scripts would; it counts the refusals.
 type refusingConn struct {
-	TenantsConn
+	luascript.TenantsConn
 	refused *int
 }
 
-func (c refusingConn) EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error) {
-	if script == keyTenantScript {
+func (c refusingConn) EvalStrings(ctx context.Context, script *luascript.Script, keys []string, args ...string) ([]string, error) {
+	if script == luascript.SharedScripts().KeyTenant {
 		*c.refused++
 		return nil, &upstashrest.CommandError{Command: "EVALSHA", Message: "ERR script tried accessing undeclared key"}
 	}
@@ -172,7 +173,7 @@ func TestLookupKeyTenantOnAServerThatRefusesTheScript(t *testing.T) {
 	c := newClient(t)
 	base := newTestTenantsOn(t, c) // its prefix, cleaned up after the test
 	refused := 0
-	s := NewTenantsWith(refusingConn{restConn{c}, &refused}, base.l, "store/upstash")
+	s := luascript.NewTenantsWith(refusingConn{restConn{c}, &refused}, base.Layout(), "store/upstash")
 	id := "refused-" + strings.ToLower(rand.Text())
 	key := putKey(t, s, id)
 	for range 2 {

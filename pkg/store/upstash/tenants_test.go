@@ -56,7 +56,7 @@ func scanKeys(t *testing.T, s *Tenants) []string {
 	var keys []string
 	cursor := "0"
 	for range 10000 {
-		r, err := s.c.(restConn).c.Do(context.Background(), "SCAN", cursor, "MATCH", s.l.Prefix+"*", "COUNT", 1000)
+		r, err := s.Conn().(restConn).c.Do(context.Background(), "SCAN", cursor, "MATCH", s.Layout().Prefix+"*", "COUNT", 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func dump(t *testing.T, st store.Tenants) []string {
 	var out []string
 	for _, key := range scanKeys(t, s) {
 		out = append(out, key)
-		typ, err := s.c.(restConn).c.Do(t.Context(), "TYPE", key)
+		typ, err := s.Conn().(restConn).c.Do(t.Context(), "TYPE", key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func dump(t *testing.T, st store.Tenants) []string {
 		if read == nil {
 			t.Fatalf("key %s has the unexpected type %q", key, name)
 		}
-		r, err := s.c.(restConn).c.Do(t.Context(), read...)
+		r, err := s.Conn().(restConn).c.Do(t.Context(), read...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func dump(t *testing.T, st store.Tenants) []string {
 // dropTenant deletes the tenant's hash alone.
 func dropTenant(t *testing.T, st store.Tenants, id string) {
 	s := st.(*Tenants)
-	if _, err := s.c.(restConn).c.Do(t.Context(), "DEL", s.l.Tenant(id)); err != nil {
+	if _, err := s.Conn().(restConn).c.Do(t.Context(), "DEL", s.Layout().Tenant(id)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package upstash
+package luascript
 
 import (
 	"context"
@@ -16,7 +16,7 @@ var (
 	//go:embed keytenant.lua
 	keyTenantSource string
 
-	keyTenantScript = upstashrest.NewScript(keyTenantSource)
+	keyTenantScript = NewScript(keyTenantSource)
 )
 
 var _ store.KeyTenantLookup = (*Tenants)(nil)

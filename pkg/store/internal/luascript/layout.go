@@ -1,4 +1,4 @@
-package upstash
+package luascript
 
 import (
 	"encoding/json"
@@ -11,13 +11,13 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// This file is what pkg/store/redis, the same Tenants over RESP, shares with this
-// package beside TenantsConn: the scripts, the names of the keys, the decoding of a
-// stored tenant and the meaning of the scripts' answers.
+// This file holds what the Tenants of both stores rest on beside TenantsConn: the
+// scripts, the names of the keys, the decoding of a stored tenant and the meaning of
+// the scripts' answers.
 
 // Scripts are the tenant store's Lua scripts (the .lua files of this package).
 type Scripts struct {
-	Create, Replace, Delete, PutKey, ChangeKey, KeyTenant *upstashrest.Script
+	Create, Replace, Delete, PutKey, ChangeKey, KeyTenant *Script
 }
 
 // SharedScripts returns the scripts.
@@ -80,7 +80,7 @@ func DecodeTenant(doc, version string) (tenant.Tenant, error) {
 var ErrRetry = errors.New("the tenant's keys changed since they were read")
 
 // answers are what each script's answers other than 1 mean (see each .lua file).
-var answers = map[*upstashrest.Script]map[int64]error{
+var answers = map[*Script]map[int64]error{
 	createScript:    {0: store.ErrExists},
 	replaceScript:   {-1: store.ErrNotFound, -2: store.ErrVersionConflict},
 	deleteScript:    {-1: store.ErrNotFound, -2: store.ErrVersionConflict, -3: ErrRetry},
@@ -91,7 +91,7 @@ var answers = map[*upstashrest.Script]map[int64]error{
 // Outcome returns the error that script's answer means: nil for 1 (done), ErrRetry or
 // one of store's sentinels for the others, and an ErrMalformedReply for an answer
 // the script never gives.
-func Outcome(script *upstashrest.Script, answer int64) error {
+func Outcome(script *Script, answer int64) error {
 	if answer == 1 {
 		return nil
 	}
