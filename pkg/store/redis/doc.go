@@ -13,8 +13,8 @@
 // would consume twice; each command is bounded by its context.
 //
 // Tenants is the Upstash store's Tenants over a RESP TenantsConn: the same scripts and
-// logic, LookupKeyTenant included (one EVALSHA of keytenant.lua for a key record and
-// its tenant, which is in the record's slot: the whole tenant store is in one).
+// logic. A key is looked up with a GET of its record, its tenant with an HMGET: no
+// script reads a key it does not declare.
 //
 // # Layout and hash tags
 //

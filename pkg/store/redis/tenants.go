@@ -8,7 +8,6 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
@@ -43,27 +42,6 @@ type tenantsConn struct{ c *Client }
 
 func (r tenantsConn) Eval(ctx context.Context, script *luascript.Script, keys []string, args ...string) (int64, error) {
 	return r.c.Eval(ctx, script, keys, args).AsInt64()
-}
-
-func (r tenantsConn) EvalStrings(ctx context.Context, script *luascript.Script, keys []string, args ...string) ([]string, error) {
-	vals, err := r.c.Eval(ctx, script, keys, args).ToArray()
-	if re, ok := rueidis.IsRedisErr(err); ok && !re.IsNil() {
-		// The server's answer, as the Upstash client reports one (LookupKeyTenant reads it).
-		return nil, &upstashrest.CommandError{Command: "EVALSHA", Message: re.Error()}
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		if v.IsNil() {
-			continue
-		}
-		if out[i], err = v.ToString(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]luascript.Stored, error) {
@@ -101,7 +79,7 @@ func (r tenantsConn) KeyState(ctx context.Context, tenantKey, keysKey string) (l
 		return luascript.KeyState{}, err
 	}
 	if len(replies) != 2 {
-		return luascript.KeyState{}, fmt.Errorf("%w: EXEC answered %d replies, want 2", upstashrest.ErrMalformedReply, len(replies))
+		return luascript.KeyState{}, fmt.Errorf("%w: EXEC answered %d replies, want 2", luascript.ErrMalformedReply, len(replies))
 	}
 	head, err := pair(replies[0].ToArray())
 	if err != nil {
@@ -140,7 +118,7 @@ func pair(vals []rueidis.RedisMessage, err error) (fields, error) {
 		return fields{}, err
 	}
 	if len(vals) != 2 {
-		return fields{}, fmt.Errorf("%w: %d values, want 2", upstashrest.ErrMalformedReply, len(vals))
+		return fields{}, fmt.Errorf("%w: %d values, want 2", luascript.ErrMalformedReply, len(vals))
 	}
 	var f fields
 	var errs [2]error

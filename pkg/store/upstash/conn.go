@@ -27,14 +27,6 @@ func anys(args []string) []any {
 	return out
 }
 
-func (r restConn) EvalStrings(ctx context.Context, script *luascript.Script, keys []string, args ...string) ([]string, error) {
-	reply, err := r.c.Eval(ctx, script, keys, anys(args)...)
-	if err != nil {
-		return nil, err
-	}
-	return stringsOf(reply, true)
-}
-
 func (r restConn) Tenants(ctx context.Context, keys []string) ([]luascript.Stored, error) {
 	cmds := make([][]any, len(keys))
 	for i, k := range keys {

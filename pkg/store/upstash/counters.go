@@ -138,7 +138,7 @@ func (s *Counters) eval(ctx context.Context, cs []store.Counter, now, cost int64
 		rules += c.Set.Len()
 	}
 	if len(ints) != 5*rules {
-		return nil, fmt.Errorf("%w: %d integers for %d rules of %d counters", upstashrest.ErrMalformedReply, len(ints), rules, len(cs))
+		return nil, fmt.Errorf("%w: %d integers for %d rules of %d counters", luascript.ErrMalformedReply, len(ints), rules, len(cs))
 	}
 	return ints, nil
 }

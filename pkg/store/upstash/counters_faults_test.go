@@ -208,5 +208,7 @@ func reply(status int, body string) http.HandlerFunc {
 	}
 }
 
-func isMalformed(err error) bool { return errors.Is(err, upstashrest.ErrMalformedReply) }
-func isStatus(err error) bool    { var se *upstashrest.StatusError; return errors.As(err, &se) }
+func isMalformed(err error) bool {
+	return errors.Is(err, upstashrest.ErrMalformedReply) || errors.Is(err, luascript.ErrMalformedReply)
+}
+func isStatus(err error) bool { var se *upstashrest.StatusError; return errors.As(err, &se) }

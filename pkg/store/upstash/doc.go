@@ -21,10 +21,10 @@
 //	PREFIX key:<sha256>  string: the key record JSON, for lookups by hash
 //	PREFIX ids           sorted set of tenant ids, all scores 0, for List by id
 //
-// LookupKeyTenant (store.KeyTenantLookup, which the gate uses for a key it has not
-// cached) reads a key record and its tenant in one script call, keytenant.lua: the one
-// script that reads a key it does not declare (the tenant's hash, named in the record),
-// so it is sent without allow-key-locking, under Upstash's global script lock.
+// Reads are plain commands: LookupKey a GET of the record, Get an HMGET of the tenant.
+// The store does not offer store.KeyTenantLookup: one script reading both could not
+// declare the tenant's hash (its name is in the record), and Upstash runs such a
+// script under its database-wide lock.
 //
 // Versions are compared in the scripts as the decimal strings they are stored as. List
 // pages through the ids with ZRANGE BYLEX and fetches the tenants in one pipeline, in

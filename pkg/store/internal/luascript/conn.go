@@ -8,9 +8,6 @@ import "context"
 type TenantsConn interface {
 	// Eval runs a script whose answer is an integer.
 	Eval(ctx context.Context, script *Script, keys []string, args ...string) (int64, error)
-	// EvalStrings runs a script whose answer is an array of strings and nils; a nil
-	// reads as "".
-	EvalStrings(ctx context.Context, script *Script, keys []string, args ...string) ([]string, error)
 	// Tenants reads the fields doc and version of the tenant hashes keys, in one round
 	// trip: one Stored per key, Found false for a hash that does not exist.
 	Tenants(ctx context.Context, keys []string) ([]Stored, error)

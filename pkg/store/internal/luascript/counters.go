@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 )
@@ -170,14 +169,14 @@ func (a *sliceArgs) Str(s string) { a.args = append(a.args, s) }
 // ReadDecisions checks a reply of decide.lua over cs (5 integers per rule, counter
 // after counter) and folds each counter's outcomes into outs[i] with its
 // Set.Combine. A reply of the wrong shape or with impossible values is an
-// upstashrest.ErrMalformedReply.
+// ErrMalformedReply.
 func ReadDecisions(ints []int64, cs []store.Counter, outs []limiter.Decision) error {
 	rules := 0
 	for _, c := range cs {
 		rules += c.Set.Len()
 	}
 	if len(ints) != 5*rules {
-		return fmt.Errorf("%w: %d integers for %d rules of %d counters", upstashrest.ErrMalformedReply, len(ints), rules, len(cs))
+		return fmt.Errorf("%w: %d integers for %d rules of %d counters", ErrMalformedReply, len(ints), rules, len(cs))
 	}
 	var buf [limiter.MaxRules]limiter.Outcome
 	for i, c := range cs {
@@ -195,13 +194,13 @@ func ReadDecisions(ints []int64, cs []store.Counter, outs []limiter.Decision) er
 // integers per rule) and converts it into outs, one Outcome per rule.
 func ReadOutcomes(ints []int64, outs []limiter.Outcome) error {
 	if len(ints) != 5*len(outs) {
-		return fmt.Errorf("%w: %d integers for %d rules", upstashrest.ErrMalformedReply, len(ints), len(outs))
+		return fmt.Errorf("%w: %d integers for %d rules", ErrMalformedReply, len(ints), len(outs))
 	}
 	for i := range outs {
 		v := ints[5*i : 5*i+5]
 		if v[0] != 0 && v[0] != 1 || v[1] < 0 || v[3] < 0 || v[4] < 0 || (v[0] == 1) != (v[3] == 0) {
 			// A copy, so that the reply, often on the caller's stack, stays there.
-			return fmt.Errorf("%w: rule %d: outcome %v", upstashrest.ErrMalformedReply, i, [5]int64(v))
+			return fmt.Errorf("%w: rule %d: outcome %v", ErrMalformedReply, i, [5]int64(v))
 		}
 		outs[i] = limiter.Outcome{Allowed: v[0] == 1, Remaining: v[1], Reset: v[2], RetryAfter: v[3], Delay: v[4]}
 	}

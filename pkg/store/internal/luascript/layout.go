@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -17,12 +16,12 @@ import (
 
 // Scripts are the tenant store's Lua scripts (the .lua files of this package).
 type Scripts struct {
-	Create, Replace, Delete, PutKey, ChangeKey, KeyTenant *Script
+	Create, Replace, Delete, PutKey, ChangeKey *Script
 }
 
 // SharedScripts returns the scripts.
 func SharedScripts() Scripts {
-	return Scripts{createScript, replaceScript, deleteScript, putKeyScript, changeKeyScript, keyTenantScript}
+	return Scripts{createScript, replaceScript, deleteScript, putKeyScript, changeKeyScript}
 }
 
 // Layout names a store's Redis keys, each starting with Prefix (see the package doc).
@@ -75,6 +74,10 @@ func DecodeTenant(doc, version string) (tenant.Tenant, error) {
 	return t, nil
 }
 
+// ErrMalformedReply reports a script's answer that it never gives: of the wrong
+// length, or with impossible values. Nothing is written on the strength of such a reply.
+var ErrMalformedReply = errors.New("malformed script reply")
+
 // ErrRetry is what the answer -3 of delete.lua and changekey.lua means: the tenant's
 // keys changed since the caller read them; the caller reads them again and retries.
 var ErrRetry = errors.New("the tenant's keys changed since they were read")
@@ -98,5 +101,5 @@ func Outcome(script *Script, answer int64) error {
 	if err, ok := answers[script][answer]; ok {
 		return err
 	}
-	return fmt.Errorf("%w: the script answered %d", upstashrest.ErrMalformedReply, answer)
+	return fmt.Errorf("%w: the script answered %d", ErrMalformedReply, answer)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
@@ -51,8 +50,6 @@ type Tenants struct {
 	c    TenantsConn
 	l    Layout
 	name string // starts its errors
-	// noKeyTenant is set once the server refused keytenant.lua (see LookupKeyTenant).
-	noKeyTenant atomic.Bool
 }
 
 // NewTenantsWith returns a Tenants that sends its commands through c, under the key
