@@ -37,13 +37,12 @@ type Config struct {
 	// Token is the REST token, sent as "Authorization: Bearer TOKEN".
 	Token string
 
-	// HTTPClient, when set, sends the requests through net/http (a test's counting
-	// transport, say); it must not retry requests itself. Nil means this package's
-	// connection pool (see the package doc), or, when the environment names a proxy
-	// for the URL, a net/http client shared by this package: http.DefaultTransport's
-	// settings with 64 idle connections per host. Either way there is no overall
-	// timeout (deadlines come from each call's context) and redirects are not
-	// followed (they surface as a *StatusError).
+	// HTTPClient, when set, sends the requests (a test's counting transport, say); it
+	// must not send a request again once any of it was written. Nil means a client
+	// shared by this package's Clients (see the package doc): kept-alive connections,
+	// HTTP/2 when the server offers it, the environment's proxy, no overall timeout
+	// (deadlines come from each call's context), redirects not followed (they surface
+	// as a *StatusError).
 	HTTPClient *http.Client
 
 	// KeyLocking sends scripts as "#!lua flags=allow-key-locking\n" + source, so
@@ -102,11 +101,9 @@ func ConfigFromEnv() (Config, error) {
 // twice. The caller decides what a failure means. Deadlines come from the context.
 // Under concurrent calls, the sync token sent is the one received last.
 type Client struct {
-	lean       *transport   // the connection pool; nil: http sends
-	http       *http.Client // when lean is nil
-	base       string       // the REST URL without a trailing slash, for http
-	path       string       // its path, for lean
-	auth       string       // "Bearer TOKEN"
+	http       *http.Client
+	base       string // the REST URL without a trailing slash
+	auth       string // "Bearer TOKEN"
 	keyLocking bool
 	maxReply   int64
 	noSync     bool
@@ -128,7 +125,6 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		base:       strings.TrimRight(u.String(), "/"),
-		path:       strings.TrimRight(u.EscapedPath(), "/"),
 		auth:       "Bearer " + cfg.Token,
 		http:       cfg.HTTPClient,
 		keyLocking: cfg.KeyLocking,
@@ -136,11 +132,7 @@ func NewClient(cfg Config) (*Client, error) {
 		noSync:     cfg.NoSyncToken,
 	}
 	if c.http == nil {
-		if proxied(u) {
-			c.http = defaultHTTPClient()
-		} else {
-			c.lean = sharedTransport(u)
-		}
+		c.http = defaultHTTPClient()
 	}
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReplyBytes
@@ -151,38 +143,10 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Requests returns how many HTTP requests the client has sent: written to a
-// connection (Config.HTTPClient: handed to it), whatever came back. Tests and
+// Requests returns how many HTTP requests the client has handed to net/http, whatever
+// came back. Tests and
 // benchmarks divide it by the calls made.
 func (c *Client) Requests() int64 { return c.requests.Load() }
-
-// proxyFor is http.ProxyFromEnvironment, replaced by tests.
-var proxyFor = http.ProxyFromEnvironment
-
-// proxied reports whether the environment sends requests for u through a proxy
-// (HTTPS_PROXY, HTTP_PROXY and NO_PROXY, read as net/http reads them). The connection
-// pool speaks only directly to the server, so such a client sends through net/http.
-func proxied(u *url.URL) bool {
-	p, err := proxyFor(&http.Request{URL: u})
-	return err != nil || p != nil
-}
-
-// defaultHTTPClient sends for the Clients without an HTTPClient whose requests go
-// through a proxy: http.DefaultTransport's settings with 64 idle connections per
-// host, no overall timeout (deadlines come from each call's context) and redirects
-// not followed (they surface as a *StatusError).
-var defaultHTTPClient = sync.OnceValue(func() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 64
-	t.Proxy = func(r *http.Request) (*url.URL, error) { return proxyFor(r) }
-	return &http.Client{
-		Transport: t,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
-})
 
 func parseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)

@@ -3,6 +3,7 @@ package upstashrest
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"net/http"
 )
 
 // testScript is the Script of this package's tests: its source, after the key-locking
@@ -23,3 +24,7 @@ func (s testScript) SHA1(keyLocking bool) string {
 
 // NewScript returns src as a Script, for tests.
 func NewScript(src string) Script { return testScript(src) }
+
+// NewTestTransport returns the transport of the Clients without Config.HTTPClient, for
+// tests that change how it dials or which roots it trusts.
+func NewTestTransport() *http.Transport { return newTransport() }
