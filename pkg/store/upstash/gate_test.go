@@ -1,11 +1,17 @@
 package upstash
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/internal/upstashrest"
@@ -73,4 +79,74 @@ func putKey(t *testing.T, s *Tenants, tenantID string) string {
 		t.Fatal(err)
 	}
 	return k.Reveal()
+}
+
+// scriptSpotter is a transport that counts the requests it forwards and those that
+// run a script (EVAL or EVALSHA).
+type scriptSpotter struct {
+	next             http.RoundTripper
+	requests, script atomic.Int64
+}
+
+func (s *scriptSpotter) RoundTrip(req *http.Request) (*http.Response, error) {
+	s.requests.Add(1)
+	if req.GetBody != nil {
+		if body, err := req.GetBody(); err == nil {
+			head := make([]byte, 8)
+			n, _ := io.ReadFull(body, head)
+			if bytes.HasPrefix(bytes.ToUpper(head[:n]), []byte(`["EVAL`)) {
+				s.script.Add(1)
+			}
+		}
+	}
+	return s.next.RoundTrip(req)
+}
+
+// Regression (keytenant.lua declared no keys, so on Upstash every unknown key, random
+// well-formed keys from anyone, ran under the database's global script lock): 200,000
+// random well-formed keys through a gate over the Upstash stores with key locking,
+// against upstash-local, which refuses a key-locked script that touches an undeclared
+// key. Each is refused with one request, none of them a script.
+func TestUnknownKeysRunNoScript(t *testing.T) {
+	n := 200_000
+	if testing.Short() {
+		n = 20_000
+	}
+	url, token := testenv.UpstashURL(t)
+	spot := &scriptSpotter{next: http.DefaultTransport}
+	c, err := upstashrest.NewClient(upstashrest.Config{URL: url, Token: token, KeyLocking: true, HTTPClient: &http.Client{Transport: spot}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What is tested is which commands go, not their latency (TestGateRoundTrips and
+	// internal/authorizer's fault tests hold the budget): a budget that a loaded test
+	// machine does not exceed.
+	g, err := gate.New(gate.Config{Tenants: newTestTenantsOn(t, c), Counters: NewCounters(c, CountersConfig{}),
+		LatencyBudget: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) && ctx.Err() == nil {
+				k, _ := apikey.Generate("nobody", 1_781_092_800_000_000)
+				res, err := g.Check(ctx, gate.Request{Method: "GET", Resource: "/", APIKey: k.Reveal()})
+				if err != nil || res.Status != gate.Unauthorized || res.FailOpen {
+					t.Errorf("Check of an unknown key: %+v, %v; want unauthorized", res, err)
+					cancel()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("%d keys not looked up within the time: %v", n, err)
+	}
+	if r, s := spot.requests.Load(), spot.script.Load(); r != int64(n) || s != 0 {
+		t.Errorf("%d unknown keys made %d requests, %d of them scripts; want %d, none", n, r, s, n)
+	}
 }

@@ -13,11 +13,12 @@ import (
 )
 
 // newClient connects to the local Upstash-compatible server in front of a real
-// redis-server that `make test` starts.
+// redis-server that `make test` starts, with key locking, as production sends: the
+// server refuses a script that touches a key it did not declare.
 func newClient(t *testing.T) *upstashrest.Client {
 	t.Helper()
 	url, token := testenv.UpstashURL(t)
-	c, err := upstashrest.NewClient(upstashrest.Config{URL: url, Token: token})
+	c, err := upstashrest.NewClient(upstashrest.Config{URL: url, Token: token, KeyLocking: true})
 	if err != nil {
 		t.Fatal(err)
 	}
