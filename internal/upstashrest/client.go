@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The environment variables Upstash users know, read by ConfigFromEnv.
@@ -17,6 +18,9 @@ const (
 	EnvURL   = "UPSTASH_REDIS_REST_URL"
 	EnvToken = "UPSTASH_REDIS_REST_TOKEN"
 )
+
+// DefaultTokenRefreshInterval is Config.TokenRefreshInterval's default.
+const DefaultTokenRefreshInterval = time.Minute
 
 // DefaultMaxReplyBytes is the reply size cap when Config.MaxReplyBytes is zero.
 const DefaultMaxReplyBytes = 8 << 20
@@ -60,6 +64,17 @@ type Config struct {
 	// clients).
 	NoSyncToken bool
 
+	// RefreshToken, when set, reads the token again (from where it came: a Secrets
+	// Manager secret, say) after a 401, at most once per TokenRefreshInterval; a token
+	// that changed then sends the refused request again, once. A 401 means the server
+	// ran nothing, so that is not a retry of a command that may have run. Nil: a 401
+	// is ErrUnauthorized, until the token is set by a new Client.
+	RefreshToken func(ctx context.Context) (string, error)
+
+	// TokenRefreshInterval is the least time between two calls of RefreshToken; 0
+	// means DefaultTokenRefreshInterval.
+	TokenRefreshInterval time.Duration
+
 	// Pipelining sends the commands of calls made while requests are in flight
 	// together, in one /pipeline request, as soon as one of those returns: in a
 	// long-running process deciding many requests at once (the middleware on a
@@ -102,8 +117,9 @@ func ConfigFromEnv() (Config, error) {
 // Under concurrent calls, the sync token sent is the one received last.
 type Client struct {
 	http       *http.Client
-	base       string // the REST URL without a trailing slash
-	auth       string // "Bearer TOKEN"
+	base       string                 // the REST URL without a trailing slash
+	auth       atomic.Pointer[string] // "Bearer TOKEN"
+	renew      tokenRenewal
 	keyLocking bool
 	maxReply   int64
 	noSync     bool
@@ -125,14 +141,18 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		base:       strings.TrimRight(u.String(), "/"),
-		auth:       "Bearer " + cfg.Token,
+		renew:      tokenRenewal{read: cfg.RefreshToken, every: cfg.TokenRefreshInterval},
 		http:       cfg.HTTPClient,
 		keyLocking: cfg.KeyLocking,
 		maxReply:   cfg.MaxReplyBytes,
 		noSync:     cfg.NoSyncToken,
 	}
+	c.setToken(cfg.Token)
 	if c.http == nil {
 		c.http = defaultHTTPClient()
+	}
+	if c.renew.every <= 0 {
+		c.renew.every = DefaultTokenRefreshInterval
 	}
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReplyBytes

@@ -13,7 +13,11 @@ import (
 // post sends one request and returns the status of its answer, with the body read
 // into rb. name labels errors.
 func (c *Client) post(ctx context.Context, path, name string, body []byte, rb *buffer) (int, error) {
-	status, tok, err := c.postHTTP(ctx, path, body, rb)
+	auth := c.auth.Load()
+	status, tok, err := c.postHTTP(ctx, *auth, path, body, rb)
+	if err == nil && status == http.StatusUnauthorized && c.renewToken(ctx, auth) {
+		status, tok, err = c.postHTTP(ctx, *c.auth.Load(), path, body, rb)
+	}
 	if errors.Is(err, errReplyTooLarge) {
 		return 0, malformed("%s: reply larger than %d bytes", name, c.maxReply)
 	}
@@ -28,12 +32,12 @@ func (c *Client) post(ctx context.Context, path, name string, body []byte, rb *b
 // is a pooled buffer, and net/http may still read a failed request's body after Do
 // returns. Being a bytes.Reader, it gives the request a GetBody, which net/http needs
 // to send a request again when the connection it chose failed with nothing written.
-func (c *Client) postHTTP(ctx context.Context, path string, body []byte, rb *buffer) (int, string, error) {
+func (c *Client) postHTTP(ctx context.Context, auth, path string, body []byte, rb *buffer) (int, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(bytes.Clone(body)))
 	if err != nil {
 		return 0, "", err
 	}
-	req.Header.Set("Authorization", c.auth)
+	req.Header.Set("Authorization", auth)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(headerEncoding, "base64")
 	if !c.noSync {
