@@ -17,9 +17,9 @@
 // and left, and each call's deadline on its own request alone (a connection does not
 // keep the last call's deadline). What we write is the protocol: the encoding of
 // commands into pooled buffers (Args and EvalArgs spare a hot path the boxing of Do's
-// ...any), and the parsing of replies, once encoding/json has checked they are valid
-// JSON, straight into Replies. The client has no allocation goal: a decision's round
-// trip takes milliseconds over the network.
+// ...any), and the reading of replies, decoded by encoding/json, into Replies. The
+// client has no allocation goal: a decision's round trip takes milliseconds over the
+// network.
 //
 // No command that may have run is sent twice. net/http sends a POST again only when
 // the connection it chose failed with nothing written (it needs the request's
