@@ -15,6 +15,11 @@ import (
 // in the Upstash store.
 const DefaultPrefix = luascript.DefaultPrefix
 
+// ErrMalformedScriptReply reports a reply of the wrong shape: a script's answer that it
+// never gives, or a transaction's of the wrong length. Nothing is written on the
+// strength of it.
+var ErrMalformedScriptReply = luascript.ErrMalformedReply
+
 // TenantsConfig configures a Tenants. Its zero value means the defaults.
 type TenantsConfig struct {
 	// Prefix starts every key, as their hash tag ("{el:t:}tenant:acme"); "" means

@@ -21,6 +21,26 @@ func NewClient(cfg ClientConfig) (*Client, error) { return upstashrest.NewClient
 // UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN.
 func ClientConfigFromEnv() (ClientConfig, error) { return upstashrest.ConfigFromEnv() }
 
+// The client's replies and errors, for errors.Is and errors.As (see upstashrest's
+// documentation of each).
+type (
+	// Reply is one command's reply, with checked accessors.
+	Reply = upstashrest.Reply
+	// Result is one command's outcome in a Pipeline or MultiExec.
+	Result = upstashrest.Result
+	// CommandError is an error Redis or Upstash returned for a command.
+	CommandError = upstashrest.CommandError
+	// StatusError is an HTTP status other than 200, 400 and 401.
+	StatusError = upstashrest.StatusError
+)
+
+var (
+	// ErrUnauthorized reports a 401: the token is missing, wrong, or read-only.
+	ErrUnauthorized = upstashrest.ErrUnauthorized
+	// ErrMalformedReply reports a reply that is not the REST API's JSON.
+	ErrMalformedReply = upstashrest.ErrMalformedReply
+)
+
 // Script is a Lua script for Client.Eval: its text, plain and with Upstash's
 // allow-key-locking line, and their SHA1s.
 type Script = luascript.Script

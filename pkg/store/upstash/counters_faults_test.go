@@ -209,6 +209,6 @@ func reply(status int, body string) http.HandlerFunc {
 }
 
 func isMalformed(err error) bool {
-	return errors.Is(err, upstashrest.ErrMalformedReply) || errors.Is(err, luascript.ErrMalformedReply)
+	return errors.Is(err, ErrMalformedReply) || errors.Is(err, ErrMalformedScriptReply)
 }
 func isStatus(err error) bool { var se *upstashrest.StatusError; return errors.As(err, &se) }

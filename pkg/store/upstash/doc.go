@@ -1,7 +1,9 @@
 // Package upstash is the storage over Upstash Redis, Counters and Tenants, through
-// the project's REST client (internal/upstashrest). Every write is a Lua script (shared
-// with pkg/store/redis in pkg/store/internal/luascript), which declares in KEYS every key it touches, as
-// Upstash's per-key locking requires.
+// the project's REST client, which NewClient makes (Client, ClientConfig and the
+// client's errors are aliases of internal/upstashrest's: no Upstash Go module is
+// served to us, so the module has its own). Every write is a Lua script (shared with
+// pkg/store/redis in pkg/store/internal/luascript), which declares in KEYS every key
+// it touches, as Upstash's per-key locking requires.
 //
 // Counters, the store.Counters, decides a request with one script call, decide.lua
 // (embedded), over every counter of the request: one EVALSHA, so one HTTP request when
@@ -10,7 +12,7 @@
 // The script evaluates every rule of every counter before it writes anything, and
 // writes to all of them only when all allow. It answers 5 integers per rule, counter
 // after counter, which Counters checks (their number and each outcome: a wrong reply
-// is upstashrest.ErrMalformedReply) and folds per counter with limiter.Set.Combine.
+// is ErrMalformedScriptReply) and folds per counter with limiter.Set.Combine.
 // Peek is the same script over one counter in peek mode.
 //
 // Tenants, the store.Tenants, keeps its layout under a prefix (default "el:t:"):

@@ -12,6 +12,12 @@ const DefaultPrefix = luascript.DefaultPrefix
 // writes to the same tenant's keys. Nothing was changed; the call may be retried.
 var ErrBusy = luascript.ErrBusy
 
+// ErrMalformedScriptReply reports a script's answer that it never gives (of the wrong
+// length, or with impossible values): a decision or a write fails with it, and nothing
+// is written on the strength of it. A reply that is not the REST API's JSON is
+// ErrMalformedReply.
+var ErrMalformedScriptReply = luascript.ErrMalformedReply
+
 // TenantsConfig configures a Tenants. Its zero value means the defaults.
 type TenantsConfig struct {
 	// Prefix starts every Redis key the store uses; "" means DefaultPrefix.

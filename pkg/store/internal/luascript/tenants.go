@@ -58,12 +58,6 @@ func NewTenantsWith(c TenantsConn, l Layout, name string) *Tenants {
 	return &Tenants{c: c, l: l, name: name}
 }
 
-// Conn returns the connection s sends its commands through.
-func (s *Tenants) Conn() TenantsConn { return s.c }
-
-// Layout returns the key names s uses.
-func (s *Tenants) Layout() Layout { return s.l }
-
 // fail says what failed; store's sentinels stay visible to errors.Is.
 func (s *Tenants) fail(what string, err error) error {
 	return fmt.Errorf("%s: %s: %w", s.name, what, err)
