@@ -15,6 +15,10 @@ import (
 // in the Upstash store.
 const DefaultPrefix = luascript.DefaultPrefix
 
+// ErrBusy is returned when a key change or Delete lost 10 races in a row with other
+// writes to the same tenant's keys. Nothing was changed; the call may be retried.
+var ErrBusy = luascript.ErrBusy
+
 // ErrMalformedScriptReply reports a reply of the wrong shape: a script's answer that it
 // never gives, or a transaction's of the wrong length. Nothing is written on the
 // strength of it.
