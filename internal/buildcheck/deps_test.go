@@ -20,11 +20,11 @@ var notInAuthorizer = map[string]string{
 
 // otherBackends are the clients that each backend's authorizer must not link: the
 // other backends' (internal/config's build tags). The Redis store shares the Upstash
-// store's scripts, and so links internal/upstashrest's small client.
+// store's scripts through pkg/store/internal/luascript, which links neither store.
 var otherBackends = map[string][]string{
 	"edgelimit.dynamodb": {"github.com/redis/rueidis", "github.com/edgelimit/edgelimit/internal/upstashrest"},
 	"edgelimit.upstash":  {"github.com/aws/aws-sdk-go-v2/service/dynamodb", "github.com/redis/rueidis"},
-	"edgelimit.redis":    {"github.com/aws/aws-sdk-go-v2/service/dynamodb"},
+	"edgelimit.redis":    {"github.com/aws/aws-sdk-go-v2/service/dynamodb", "github.com/edgelimit/edgelimit/internal/upstashrest", "github.com/edgelimit/edgelimit/pkg/store/upstash"},
 }
 
 // Each authorizer, as its `make build-<LogicalId>` target builds it (linux/arm64, its

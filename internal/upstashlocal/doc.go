@@ -27,7 +27,9 @@
 // Redis sees the script, and the server remembers the SHA1 of the text the
 // client sent against the SHA1 Redis knows, so EVALSHA with the client's SHA runs
 // the script, and an unknown SHA gets Redis's own NOSCRIPT answer. SCRIPT LOAD
-// answers the client's SHA.
+// answers the client's SHA. In place of that line (on the same line) the script gets
+// a check: a command on a key the script did not declare in KEYS fails it, as Upstash
+// refuses such a key under per-key locks.
 //
 // The server talks RESP2 to Redis, as Upstash answers in RESP2 shapes (arrays,
 // not maps), and never retries a command.

@@ -29,6 +29,23 @@ func stripShebang(script string) (runnable string, ok bool) {
 	return script, false // another first line, such as "...allow-key-locking,no-writes"
 }
 
+// keysCheck is what a script sent with keyLockingLine gets in place of that line (on
+// the same line, so Lua's line numbers still match the source): a local redis whose
+// call and pcall refuse a command on a key the script did not declare in KEYS, as
+// Upstash refuses it under per-key locks. The key of a command is its first argument;
+// of DEL, EXISTS, UNLINK, TOUCH and MGET every argument, of MSET every other one;
+// TIME, PING, ECHO and DBSIZE have none.
+const keysCheck = `local redis = (function(r) ` +
+	`local declared, all, pairwise, none = {}, {del=1, exists=1, unlink=1, touch=1, mget=1}, {mset=1, msetnx=1}, {time=1, ping=1, echo=1, dbsize=1} ` +
+	`for _, k in ipairs(KEYS) do declared[k] = true end ` +
+	`local function check(cmd, ...) local c, n = string.lower(tostring(cmd)), select('#', ...) ` +
+	`if none[c] then return end ` +
+	`if not (all[c] or pairwise[c]) then n = math.min(n, 1) end ` +
+	`for i = 1, n, (pairwise[c] and 2 or 1) do local k = select(i, ...) ` +
+	`if not declared[k] then error({err = 'ERR upstash-local: the script touches ' .. tostring(k) .. ', a key it did not declare in KEYS (refused under allow-key-locking, as Upstash refuses it)'}) end end end ` +
+	`return setmetatable({call = function(cmd, ...) check(cmd, ...) return r.call(cmd, ...) end, ` +
+	`pcall = function(cmd, ...) check(cmd, ...) return r.pcall(cmd, ...) end}, {__index = r}) end)(redis)`
+
 func sha1Hex(s string) string {
 	sum := sha1.Sum([]byte(s))
 	return hex.EncodeToString(sum[:])
@@ -42,13 +59,14 @@ type scriptNames struct {
 	redisSHA map[string]string
 }
 
-// runnable returns the text to give Redis for a script a client sent, and
-// remembers its name when the two differ.
+// runnable returns the text to give Redis for a script a client sent (with
+// keyLockingLine: keysCheck in its place), and remembers its name when the two differ.
 func (n *scriptNames) runnable(script string) string {
 	stripped, ok := stripShebang(script)
 	if !ok {
 		return script
 	}
+	stripped = keysCheck + stripped
 	client, redis := sha1Hex(script), sha1Hex(stripped)
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -329,7 +329,7 @@ func TestKeyLockingShebang(t *testing.T) {
 	ctx := context.Background()
 	body := "-- " + nonce() + "\nreturn {KEYS[1], tonumber(ARGV[1]) + 1}"
 	locked := keyLockingLine + "\n" + body
-	clientSHA, redisSHA := sha1Hex(locked), sha1Hex("\n"+body)
+	clientSHA, redisSHA := sha1Hex(locked), sha1Hex(keysCheck+"\n"+body)
 	unknownSHA := sha1Hex("unknown " + nonce())
 
 	// Plain Redis refuses the flag: the reason the server strips it.
@@ -357,6 +357,37 @@ func TestKeyLockingShebang(t *testing.T) {
 	}
 	if ok, err := redisDirect(t).ScriptExists(ctx, redisSHA).Result(); err != nil || !ok[0] {
 		t.Errorf("Redis does not hold the stripped script under %s: %v %v", redisSHA, ok, err)
+	}
+}
+
+// A script sent with allow-key-locking that touches a key it did not declare is
+// refused, as Upstash refuses it, and writes nothing; declared keys run, and without
+// the flag (Upstash's global lock) any key runs.
+func TestUndeclaredKeysAreRefused(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	k, other := "declared-"+nonce(), "undeclared-"+nonce()
+	for _, tc := range []struct {
+		name, script string
+		keys         []any
+		status       int
+		want         string
+	}{
+		{"a read of an undeclared key", "return redis.call('GET', '" + other + "')", []any{k}, 400, "did not declare"},
+		{"a write of an undeclared key", "redis.call('SET', KEYS[1], 'x') return redis.call('SET', '" + other + "', 'x')", []any{k}, 400, "did not declare"},
+		{"DEL of declared and undeclared keys", "return redis.call('DEL', KEYS[1], '" + other + "')", []any{k}, 400, "did not declare"},
+		{"pcall too", "return redis.pcall('HGET', '" + other + "', 'f')", []any{k}, 400, "did not declare"},
+		{"declared keys", "redis.call('DEL', KEYS[1], KEYS[2]) return redis.call('TIME')[1] and 1", []any{k, other}, 200, `{"result":1}`},
+	} {
+		cmd := append([]any{"EVAL", keyLockingLine + "\n-- " + nonce() + "\n" + tc.script, len(tc.keys)}, tc.keys...)
+		if got := ts.post(t, "/", cmd, tc.status); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	if n, err := redisDirect(t).Exists(context.Background(), k, other).Result(); err != nil || n != 0 {
+		t.Errorf("after the refusals and the DEL, %d of the keys exist (%v), want none", n, err)
+	}
+	if got := ts.post(t, "/", []any{"EVAL", "return redis.call('EXISTS', '" + other + "')", 0}, 200); got != `{"result":0}` {
+		t.Errorf("without allow-key-locking: %s, want the script run", got)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The environment variables Upstash users know, read by ConfigFromEnv.
@@ -17,6 +18,9 @@ const (
 	EnvURL   = "UPSTASH_REDIS_REST_URL"
 	EnvToken = "UPSTASH_REDIS_REST_TOKEN"
 )
+
+// DefaultTokenRefreshInterval is Config.TokenRefreshInterval's default.
+const DefaultTokenRefreshInterval = time.Minute
 
 // DefaultMaxReplyBytes is the reply size cap when Config.MaxReplyBytes is zero.
 const DefaultMaxReplyBytes = 8 << 20
@@ -37,13 +41,12 @@ type Config struct {
 	// Token is the REST token, sent as "Authorization: Bearer TOKEN".
 	Token string
 
-	// HTTPClient, when set, sends the requests through net/http (a test's counting
-	// transport, say); it must not retry requests itself. Nil means this package's
-	// connection pool (see the package doc), or, when the environment names a proxy
-	// for the URL, a net/http client shared by this package: http.DefaultTransport's
-	// settings with 64 idle connections per host. Either way there is no overall
-	// timeout (deadlines come from each call's context) and redirects are not
-	// followed (they surface as a *StatusError).
+	// HTTPClient, when set, sends the requests (a test's counting transport, say); it
+	// must not send a request again once any of it was written. Nil means a client
+	// shared by this package's Clients (see the package doc): kept-alive connections,
+	// HTTP/2 when the server offers it, the environment's proxy, no overall timeout
+	// (deadlines come from each call's context), redirects not followed (they surface
+	// as a *StatusError).
 	HTTPClient *http.Client
 
 	// KeyLocking sends scripts as "#!lua flags=allow-key-locking\n" + source, so
@@ -60,6 +63,17 @@ type Config struct {
 	// sends the upstash-sync-token header. Default false (on, as in the official
 	// clients).
 	NoSyncToken bool
+
+	// RefreshToken, when set, reads the token again (from where it came: a Secrets
+	// Manager secret, say) after a 401, at most once per TokenRefreshInterval; a token
+	// that changed then sends the refused request again, once. A 401 means the server
+	// ran nothing, so that is not a retry of a command that may have run. Nil: a 401
+	// is ErrUnauthorized, until the token is set by a new Client.
+	RefreshToken func(ctx context.Context) (string, error)
+
+	// TokenRefreshInterval is the least time between two calls of RefreshToken; 0
+	// means DefaultTokenRefreshInterval.
+	TokenRefreshInterval time.Duration
 
 	// Pipelining sends the commands of calls made while requests are in flight
 	// together, in one /pipeline request, as soon as one of those returns: in a
@@ -102,11 +116,10 @@ func ConfigFromEnv() (Config, error) {
 // twice. The caller decides what a failure means. Deadlines come from the context.
 // Under concurrent calls, the sync token sent is the one received last.
 type Client struct {
-	lean       *transport   // the connection pool; nil: http sends
-	http       *http.Client // when lean is nil
-	base       string       // the REST URL without a trailing slash, for http
-	path       string       // its path, for lean
-	auth       string       // "Bearer TOKEN"
+	http       *http.Client
+	base       string                 // the REST URL without a trailing slash
+	auth       atomic.Pointer[string] // "Bearer TOKEN"
+	renew      tokenRenewal
 	keyLocking bool
 	maxReply   int64
 	noSync     bool
@@ -128,19 +141,18 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	c := &Client{
 		base:       strings.TrimRight(u.String(), "/"),
-		path:       strings.TrimRight(u.EscapedPath(), "/"),
-		auth:       "Bearer " + cfg.Token,
+		renew:      tokenRenewal{read: cfg.RefreshToken, every: cfg.TokenRefreshInterval},
 		http:       cfg.HTTPClient,
 		keyLocking: cfg.KeyLocking,
 		maxReply:   cfg.MaxReplyBytes,
 		noSync:     cfg.NoSyncToken,
 	}
+	c.setToken(cfg.Token)
 	if c.http == nil {
-		if proxied(u) {
-			c.http = defaultHTTPClient()
-		} else {
-			c.lean = sharedTransport(u)
-		}
+		c.http = defaultHTTPClient()
+	}
+	if c.renew.every <= 0 {
+		c.renew.every = DefaultTokenRefreshInterval
 	}
 	if c.maxReply <= 0 {
 		c.maxReply = DefaultMaxReplyBytes
@@ -151,38 +163,10 @@ func NewClient(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Requests returns how many HTTP requests the client has sent: written to a
-// connection (Config.HTTPClient: handed to it), whatever came back. Tests and
+// Requests returns how many HTTP requests the client has handed to net/http, whatever
+// came back. Tests and
 // benchmarks divide it by the calls made.
 func (c *Client) Requests() int64 { return c.requests.Load() }
-
-// proxyFor is http.ProxyFromEnvironment, replaced by tests.
-var proxyFor = http.ProxyFromEnvironment
-
-// proxied reports whether the environment sends requests for u through a proxy
-// (HTTPS_PROXY, HTTP_PROXY and NO_PROXY, read as net/http reads them). The connection
-// pool speaks only directly to the server, so such a client sends through net/http.
-func proxied(u *url.URL) bool {
-	p, err := proxyFor(&http.Request{URL: u})
-	return err != nil || p != nil
-}
-
-// defaultHTTPClient sends for the Clients without an HTTPClient whose requests go
-// through a proxy: http.DefaultTransport's settings with 64 idle connections per
-// host, no overall timeout (deadlines come from each call's context) and redirects
-// not followed (they surface as a *StatusError).
-var defaultHTTPClient = sync.OnceValue(func() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 256
-	t.MaxIdleConnsPerHost = 64
-	t.Proxy = func(r *http.Request) (*url.URL, error) { return proxyFor(r) }
-	return &http.Client{
-		Transport: t,
-		CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		},
-	}
-})
 
 func parseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)

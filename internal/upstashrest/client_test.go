@@ -505,14 +505,6 @@ func TestEvalReturnsOtherErrorsWithoutFallback(t *testing.T) {
 	}
 }
 
-func TestNewScriptKeepsAnExistingShebang(t *testing.T) {
-	src := "#!lua flags=no-writes\nreturn 1"
-	s := upstashrest.NewScript(src)
-	if s.Text(true) != src || s.SHA1(true) != s.SHA1(false) {
-		t.Errorf("Text(true) = %q, want the source unchanged", s.Text(true))
-	}
-}
-
 func TestConfigFromEnv(t *testing.T) {
 	tests := []struct {
 		name, url, token, wantErr string

@@ -9,32 +9,24 @@
 // one HTTP request, except Eval, which follows a NOSCRIPT answer with EVAL (the
 // script did not run, so that is not a retry).
 //
-// It sends over a connection pool of its own rather than net/http's client, which
-// costs some 56 allocations a round trip where a whole decision's budget is 40
-// (TestDecideAllocations in pkg/store/upstash):
+// It sends with net/http, one http.Transport shared by its Clients (transport.go),
+// which does for us what a connection pool must: kept-alive connections (64 idle per
+// host at most, one idle for 30 s closed, below common load balancers' 60 s), HTTP/2
+// when the server offers it over TLS, TLS 1.2 or later, the environment's proxy
+// (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), a connection the server closed while idle found
+// and left, and each call's deadline on its own request alone (a connection does not
+// keep the last call's deadline). What we write is the protocol: the encoding of
+// commands into pooled buffers (Args and EvalArgs spare a hot path the boxing of Do's
+// ...any), and the reading of replies, decoded by encoding/json, into Replies. The
+// client has no allocation goal: a decision's round trip takes milliseconds over the
+// network.
 //
-//   - Kept-alive HTTP/1.1 connections (TLS 1.2 or later for https, ServerName set, the
-//     system's roots), one request at a time each, shared by the Clients of one
-//     scheme and host. A request is written whole from a reused buffer; the answer is
-//     read with net/http's own parser (http.ReadResponse: Content-Length, chunked,
-//     Connection: close), its head capped at 1 MiB and its body at
-//     Config.MaxReplyBytes.
-//   - At most 64 idle connections per host; one idle for 30 s is closed rather than
-//     reused (Upstash does not document its REST idle timeout; 30 s is below common
-//     load balancers' 60 s). Before reuse, a non-blocking peek at the socket finds one
-//     the server closed meanwhile (Linux and macOS).
-//   - A connection that errs, answers Connection: close, leaves its body unread, or
-//     whose call's context ends (the deadline is set on it; cancellation closes it) is
-//     dropped, never reused.
-//   - The one request that goes again: one whose write fails, with not a byte written,
-//     on a reused connection (the server cannot have seen it); once, on a new one.
-//   - When the environment names a proxy for the URL (HTTPS_PROXY, HTTP_PROXY,
-//     NO_PROXY), and when Config.HTTPClient is set, requests go through net/http
-//     instead, as before.
-//
-// Commands are encoded by appending into pooled buffers (Args and EvalArgs spare a
-// hot path the boxing of Do's ...any), and replies are parsed, once encoding/json has
-// checked they are valid JSON, straight into Replies.
+// No command that may have run is sent twice. net/http sends a POST again only when
+// the connection it chose failed with nothing written (it needs the request's
+// GetBody, which a bytes.Reader body gives); once a byte is written, a failure is the
+// caller's error (TestReusedConnectionClosedAfterTheRequestIsAnError and
+// TestIdleConnectionClosedBeforeTheWriteGoesOnANewOne). The answer's head is capped at
+// 1 MiB and its body at Config.MaxReplyBytes.
 //
 // The protocol, as Upstash documents it and its official TypeScript client
 // (@upstash/redis) speaks it:

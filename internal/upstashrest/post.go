@@ -7,22 +7,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"sync"
 )
 
 // post sends one request and returns the status of its answer, with the body read
 // into rb. name labels errors.
 func (c *Client) post(ctx context.Context, path, name string, body []byte, rb *buffer) (int, error) {
-	var (
-		status int
-		tok    string
-		err    error
-	)
-	if c.lean != nil {
-		status, tok, err = c.postLean(ctx, path, body, rb)
-	} else {
-		status, tok, err = c.postHTTP(ctx, path, body, rb)
+	auth := c.auth.Load()
+	status, tok, err := c.postHTTP(ctx, *auth, path, body, rb)
+	if err == nil && status == http.StatusUnauthorized && c.renewToken(ctx, auth) {
+		status, tok, err = c.postHTTP(ctx, *c.auth.Load(), path, body, rb)
 	}
 	if errors.Is(err, errReplyTooLarge) {
 		return 0, malformed("%s: reply larger than %d bytes", name, c.maxReply)
@@ -34,45 +28,16 @@ func (c *Client) post(ctx context.Context, path, name string, body []byte, rb *b
 	return status, nil
 }
 
-// postLean sends the request over the connection pool.
-func (c *Client) postLean(ctx context.Context, path string, body []byte, rb *buffer) (int, string, error) {
-	req := getBuffer()
-	defer putBuffer(req)
-	req.data = c.appendRequest(req.data[:0], path, body)
-	status, tok, sent, err := c.lean.roundTrip(ctx, req.data, rb, c.maxReply)
-	if sent {
-		c.requests.Add(1)
-	}
-	return status, tok, err
-}
-
-// appendRequest appends the HTTP/1.1 request that POSTs body to path.
-func (c *Client) appendRequest(dst []byte, path string, body []byte) []byte {
-	dst = append(append(append(dst, "POST "...), c.path...), path...)
-	if c.path == "" && path == "" {
-		dst = append(dst, '/')
-	}
-	dst = append(append(dst, " HTTP/1.1\r\nHost: "...), c.lean.host...)
-	dst = append(append(dst, "\r\nAuthorization: "...), c.auth...)
-	dst = append(dst, "\r\nContent-Type: application/json\r\n"+headerEncoding+": base64\r\n"...)
-	if !c.noSync {
-		c.syncMu.Lock()
-		if len(c.syncToken) > 0 {
-			dst = append(append(append(dst, headerSyncToken+": "...), c.syncToken...), "\r\n"...)
-		}
-		c.syncMu.Unlock()
-	}
-	dst = strconv.AppendInt(append(dst, "Content-Length: "...), int64(len(body)), 10)
-	return append(append(dst, "\r\n\r\n"...), body...)
-}
-
-// postHTTP sends the request with net/http (Config.HTTPClient, or a proxy).
-func (c *Client) postHTTP(ctx context.Context, path string, body []byte, rb *buffer) (int, string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+// postHTTP sends the request with net/http. The body is the request's own copy: body
+// is a pooled buffer, and net/http may still read a failed request's body after Do
+// returns. Being a bytes.Reader, it gives the request a GetBody, which net/http needs
+// to send a request again when the connection it chose failed with nothing written.
+func (c *Client) postHTTP(ctx context.Context, auth, path string, body []byte, rb *buffer) (int, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(bytes.Clone(body)))
 	if err != nil {
 		return 0, "", err
 	}
-	req.Header.Set("Authorization", c.auth)
+	req.Header.Set("Authorization", auth)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(headerEncoding, "base64")
 	if !c.noSync {

@@ -43,7 +43,7 @@
 // (golang.org/x/sync/singleflight).
 //
 // A key that is not cached is loaded with one tenant store call when the store is a
-// store.KeyTenantLookup (Upstash and Redis: one script reads the record and its
+// store.KeyTenantLookup (one call reads the record and its
 // tenant), which caches the tenant too, fresh from that read; otherwise with LookupKey,
 // then Get when the tenant is not fresh in the cache. Either way the same facts are
 // cached, found or not found, and served stale the same way.

@@ -12,8 +12,9 @@ import (
 // when its store offers it, for every key it must load (pkg/gate, configuration
 // caching).
 //
-// The Upstash and Redis stores offer it (one script). memory does not: its two reads
-// cost no round trip. DynamoDB cannot: the tenant's id is known only from the record,
+// No store offers it now. memory has no need: its two reads cost no round trip; the
+// Upstash and Redis stores could only with a script that reads a key it does not
+// declare, which Upstash runs under its database-wide script lock. DynamoDB cannot: the tenant's id is known only from the record,
 // and a GetItem, BatchGetItem or TransactGetItems names every item before it runs, so
 // the tenant takes a second request whatever the call.
 type KeyTenantLookup interface {

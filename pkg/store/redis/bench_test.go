@@ -16,8 +16,8 @@ import (
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 )
 
 // One GCRA rule, as each side writes it: 100,000 per second with a burst of 100,000,
@@ -180,7 +180,7 @@ func BenchmarkScriptTime(b *testing.B) {
 			set := storetest.Set(b, nil, mode.rule)
 			key := storetest.Key(b, "ours")
 			peerKey := storetest.Key(b, "theirs")
-			ours, theirs := upstash.HashKey(slotKey(key)), "rate:"+peerKey
+			ours, theirs := luascript.HashKey(slotKey(key)), "rate:"+peerKey
 			at := limiter.Micros(time.Now())
 			log := &slowlog{c: c, keys: map[string][]int64{ours: nil, theirs: nil}}
 			ctx := context.Background()

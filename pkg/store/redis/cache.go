@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
 // maxCachedSets bounds bucketRules: past it the cache starts afresh. Sets are
@@ -15,19 +15,19 @@ import (
 // holding every set it ever saw.
 const maxCachedSets = 4096
 
-// bucketRules keeps the rendered arguments of bucket.lua (upstash.BucketRule) per
+// bucketRules keeps the rendered arguments of bucket.lua (luascript.BucketRule) per
 // rule set, so that a decision formats only what changes: the instant and the cost.
 type bucketRules struct {
 	margin time.Duration
-	m      sync.Map // *limiter.Set -> *upstash.BucketRule
+	m      sync.Map // *limiter.Set -> *luascript.BucketRule
 	n      atomic.Int64
 }
 
-func (c *bucketRules) get(set *limiter.Set) *upstash.BucketRule {
+func (c *bucketRules) get(set *limiter.Set) *luascript.BucketRule {
 	if r, ok := c.m.Load(set); ok {
-		return r.(*upstash.BucketRule)
+		return r.(*luascript.BucketRule)
 	}
-	r := upstash.NewBucketRule(set, c.margin)
+	r := luascript.NewBucketRule(set, c.margin)
 	if c.n.Add(1) > maxCachedSets {
 		c.m.Clear()
 		c.n.Store(1)

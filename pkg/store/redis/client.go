@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/edgelimit/edgelimit/internal/upstashrest"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
 // DefaultDialTimeout bounds one connection attempt when Config.DialTimeout is zero.
@@ -197,7 +197,7 @@ func (c *Client) DoMulti(ctx context.Context, build func(rueidis.Builder) []ruei
 // cache is warm, two when it is cold. The fallback is not a retry: NOSCRIPT means the
 // script did not run. Every key the script touches must be in keys; on a cluster they
 // must share one hash slot.
-func (c *Client) Eval(ctx context.Context, script *upstashrest.Script, keys, args []string) rueidis.RedisResult {
+func (c *Client) Eval(ctx context.Context, script *luascript.Script, keys, args []string) rueidis.RedisResult {
 	rc, err := c.connect(ctx)
 	if err != nil {
 		return rueidis.NewErrorResult(err)

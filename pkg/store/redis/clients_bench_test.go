@@ -9,8 +9,8 @@ import (
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 )
 
 // BenchmarkClients is how the client was chosen: decide.lua, with the same KEYS and
@@ -34,7 +34,7 @@ func clientSides(b *testing.B) [2]side {
 	addr := testenv.RedisAddr(b)
 	set := storetest.Set(b, nil, `{"algorithm": "token_bucket", "limit": 1000, "period": "1s", "burst": 100}`)
 	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
-	src := upstash.DecideScript().Source()
+	src := luascript.DecideScript().Source()
 	gs, rs := goredis.NewScript(src), rueidis.NewLuaScript(src)
 	gr := goredis.NewClient(&goredis.Options{Addr: addr, PoolSize: 32, MaxRetries: -1})
 	b.Cleanup(func() { gr.Close() })
@@ -44,7 +44,7 @@ func clientSides(b *testing.B) [2]side {
 	}
 	b.Cleanup(rc.Close)
 	args := func(key string, i int) ([]string, []any) {
-		return upstash.DecideArgs([]store.Counter{{Key: key, Set: set}}, at+int64(i)*100, 1, true, 0)
+		return luascript.DecideArgs([]store.Counter{{Key: key, Set: set}}, at+int64(i)*100, 1, true, 0)
 	}
 	return [2]side{
 		func(ctx context.Context, key string, i int) error {

@@ -8,10 +8,9 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
 var _ store.Counters = (*Counters)(nil)
@@ -31,14 +30,14 @@ type Counters struct {
 	margin time.Duration
 	// The scripts, replaceable by tests (a cold script cache), and whether bucket.lua
 	// takes the sets it can (tests turn it off to compare the two).
-	decide, bucket *upstashrest.Script
+	decide, bucket *luascript.Script
 	noFastPath     bool
 	rules          *bucketRules
 }
 
 // NewCounters returns a Counters that sends its commands through c.
 func NewCounters(c *Client, cfg CountersConfig) *Counters {
-	return &Counters{c: c, margin: cfg.TTLMargin, decide: upstash.DecideScript(), bucket: upstash.BucketScript(),
+	return &Counters{c: c, margin: cfg.TTLMargin, decide: luascript.DecideScript(), bucket: luascript.BucketScript(),
 		rules: &bucketRules{margin: cfg.TTLMargin}}
 }
 
@@ -50,7 +49,7 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 		return err
 	}
 	var err error
-	if len(cs) == 1 && !s.noFastPath && upstash.FastPath(cs[0].Set) {
+	if len(cs) == 1 && !s.noFastPath && luascript.FastPath(cs[0].Set) {
 		outs[0], err = s.bucketOne(ctx, cs[0].Key, cs[0].Set, now, cost, true, nil)
 	} else {
 		err = s.decideAll(ctx, cs, now, cost, outs)
@@ -67,13 +66,13 @@ func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now i
 	if err := store.CheckRequest(key, set, now, 1); err != nil {
 		return limiter.Decision{}, err
 	}
-	if !s.noFastPath && upstash.FastPath(set) {
+	if !s.noFastPath && luascript.FastPath(set) {
 		return s.bucketOne(ctx, key, set, now, 1, false, outs)
 	}
-	keys, args := upstash.DecideArgs([]store.Counter{{Key: slotKey(key), Set: set}}, now, 1, false, s.margin)
+	keys, args := luascript.DecideArgs([]store.Counter{{Key: slotKey(key), Set: set}}, now, 1, false, s.margin)
 	var buf [limiter.MaxRules]limiter.Outcome
 	rules := buf[:set.Len()]
-	if err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return upstash.ReadOutcomes(ints, rules) }); err != nil {
+	if err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return luascript.ReadOutcomes(ints, rules) }); err != nil {
 		return limiter.Decision{}, fmt.Errorf("redis: peek %q: %w", key, err)
 	}
 	if len(outs) >= len(rules) {
@@ -90,8 +89,8 @@ func (s *Counters) decideAll(ctx context.Context, cs []store.Counter, now, cost 
 	for i, c := range cs {
 		tagged[i] = store.Counter{Key: slotKey(c.Key), Set: c.Set}
 	}
-	keys, args := upstash.DecideArgs(tagged, now, cost, true, s.margin)
-	err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return upstash.ReadDecisions(ints, cs, outs) })
+	keys, args := luascript.DecideArgs(tagged, now, cost, true, s.margin)
+	err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return luascript.ReadDecisions(ints, cs, outs) })
 	if err != nil {
 		return fmt.Errorf("redis: decide %q and %d more counters: %w", cs[0].Key, len(cs)-1, err)
 	}
@@ -103,7 +102,7 @@ func (s *Counters) decideAll(ctx context.Context, cs []store.Counter, now, cost 
 func (s *Counters) bucketOne(ctx context.Context, key string, set *limiter.Set, now, cost int64, consume bool, outs []limiter.Outcome) (limiter.Decision, error) {
 	keys, args := s.rules.get(set).Args(slotKey(key), now, cost, consume)
 	var out [1]limiter.Outcome
-	if err := s.run(ctx, s.bucket, keys, args, func(ints []int64) error { return upstash.ReadOutcomes(ints, out[:]) }); err != nil {
+	if err := s.run(ctx, s.bucket, keys, args, func(ints []int64) error { return luascript.ReadOutcomes(ints, out[:]) }); err != nil {
 		return limiter.Decision{}, fmt.Errorf("redis: decide %q: %w", key, err)
 	}
 	if len(outs) >= 1 {
@@ -113,7 +112,7 @@ func (s *Counters) bucketOne(ctx context.Context, key string, set *limiter.Set, 
 }
 
 // run evaluates script and hands its integers to read.
-func (s *Counters) run(ctx context.Context, script *upstashrest.Script, keys, args []string, read func([]int64) error) error {
+func (s *Counters) run(ctx context.Context, script *luascript.Script, keys, args []string, read func([]int64) error) error {
 	ints, err := s.c.Eval(ctx, script, keys, args).AsIntSlice()
 	if err != nil {
 		return err
@@ -129,13 +128,13 @@ func (s *Counters) Reset(ctx context.Context, key string) error {
 	}
 	sk := slotKey(key)
 	fields, err := s.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed {
-		return b.Hkeys().Key(upstash.HashKey(sk)).Build()
+		return b.Hkeys().Key(luascript.HashKey(sk)).Build()
 	}).AsStrSlice()
 	if err != nil {
 		return fmt.Errorf("redis: reset %q: %w", key, err)
 	}
 	if err := s.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed {
-		return b.Del().Key(upstash.ResetKeys(sk, fields)...).Build()
+		return b.Del().Key(luascript.ResetKeys(sk, fields)...).Build()
 	}).Error(); err != nil {
 		return fmt.Errorf("redis: reset %q: %w", key, err)
 	}

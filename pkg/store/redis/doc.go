@@ -3,8 +3,8 @@
 // MemoryDB. Both share one Client, one pool of connections (rueidis), created once
 // per process.
 //
-// It runs the Upstash store's scripts (pkg/store/upstash) with the same KEYS, ARGV and
-// replies, and keeps its layouts: what the two share is written once, there.
+// It runs the Upstash store's scripts with the same KEYS, ARGV and replies, and keeps
+// its layouts: what the two share is written once, in pkg/store/internal/luascript.
 //
 // Counters decides a request with one EVALSHA of decide.lua over every counter of the
 // request, or of bucket.lua, its fast path for a single counter of one bucket rule;
@@ -13,8 +13,8 @@
 // would consume twice; each command is bounded by its context.
 //
 // Tenants is the Upstash store's Tenants over a RESP TenantsConn: the same scripts and
-// logic, LookupKeyTenant included (one EVALSHA of keytenant.lua for a key record and
-// its tenant, which is in the record's slot: the whole tenant store is in one).
+// logic. A key is looked up with a GET of its record, its tenant with an HMGET: no
+// script reads a key it does not declare.
 //
 // # Layout and hash tags
 //

@@ -11,8 +11,8 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 )
 
 // fastRules are bucket rules that bucket.lua decides: fractional emission intervals,
@@ -38,7 +38,7 @@ func TestFastPathIsExact(t *testing.T) {
 	for i, js := range fastRules {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			set := storetest.Set(t, nil, js)
-			if !upstash.FastPath(set) {
+			if !luascript.FastPath(set) {
 				t.Fatalf("%s does not take the fast path", js)
 			}
 			capacity := set.Rule(0).Capacity()
@@ -99,7 +99,7 @@ func TestTTLCoversTheState(t *testing.T) {
 		idle := set.IdleAt(ref)
 		want := time.Duration(idle-at)*time.Microsecond + margin
 		ttl, err := c.Do(context.Background(), func(b rueidis.Builder) rueidis.Completed {
-			return b.Pttl().Key(upstash.HashKey(slotKey(key))).Build()
+			return b.Pttl().Key(luascript.HashKey(slotKey(key))).Build()
 		}).AsInt64()
 		if got := time.Duration(ttl) * time.Millisecond; err != nil || got < want-time.Second {
 			t.Fatalf("after request %d (fast path %v) the key lives %v (%v), want at least %v", i, !st.noFastPath, got, err, want)

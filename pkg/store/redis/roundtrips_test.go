@@ -6,11 +6,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 )
 
 // TestRoundTrips reads the commands the client writes: one EVALSHA per decision in the
@@ -36,8 +35,8 @@ func TestRoundTrips(t *testing.T) {
 				// Scripts the server has never seen (a unique comment), rather than SCRIPT
 				// FLUSH, which would disturb other packages' tests on the same server.
 				cold := "\n-- " + storetest.Key(t, "cold")
-				st.decide = upstashrest.NewScript(upstash.DecideScript().Source() + cold)
-				st.bucket = upstashrest.NewScript(upstash.BucketScript().Source() + cold)
+				st.decide = luascript.NewScript(luascript.DecideScript().Source() + cold)
+				st.bucket = luascript.NewScript(luascript.BucketScript().Source() + cold)
 				cs := make([]store.Counter, len(tc.rules))
 				for i, rule := range tc.rules {
 					cs[i] = store.Counter{Key: storetest.Key(t, fmt.Sprint(i)), Set: storetest.Set(t, nil, rule)}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -43,7 +43,7 @@ func TestTenantKeysShareASlot(t *testing.T) {
 	}
 	slots := map[int64][]string{}
 	for _, k := range keys {
-		for _, name := range []string{upstash.HashKey(slotKey(k)), upstash.LogKey(slotKey(k), id)} {
+		for _, name := range []string{luascript.HashKey(slotKey(k)), luascript.LogKey(slotKey(k), id)} {
 			if n, err := c.Do(ctx, func(b rueidis.Builder) rueidis.Completed { return b.Exists().Key(name).Build() }).AsInt64(); err != nil || n != 1 {
 				t.Fatalf("EXISTS %s: %d, %v; want the key the decision wrote", name, n, err)
 			}
@@ -55,7 +55,7 @@ func TestTenantKeysShareASlot(t *testing.T) {
 	}
 	others := map[int64]bool{}
 	for i := range 20 {
-		others[keySlot(t, c, upstash.HashKey(slotKey(tenant.CounterKey(fmt.Sprint("tenant-", i), 0, "", tenant.IdentityTenant))))] = true
+		others[keySlot(t, c, luascript.HashKey(slotKey(tenant.CounterKey(fmt.Sprint("tenant-", i), 0, "", tenant.IdentityTenant))))] = true
 	}
 	if len(others) < 10 {
 		t.Fatalf("20 tenants share %d slots: the tag is not the tenant", len(others))

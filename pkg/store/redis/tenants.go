@@ -8,13 +8,21 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/edgelimit/edgelimit/internal/upstashrest"
-	"github.com/edgelimit/edgelimit/pkg/store/upstash"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
 // DefaultPrefix starts every key of a Tenants whose TenantsConfig.Prefix is empty, as
 // in the Upstash store.
-const DefaultPrefix = upstash.DefaultPrefix
+const DefaultPrefix = luascript.DefaultPrefix
+
+// ErrBusy is returned when a key change or Delete lost 10 races in a row with other
+// writes to the same tenant's keys. Nothing was changed; the call may be retried.
+var ErrBusy = luascript.ErrBusy
+
+// ErrMalformedScriptReply reports a reply of the wrong shape: a script's answer that it
+// never gives, or a transaction's of the wrong length. Nothing is written on the
+// strength of it.
+var ErrMalformedScriptReply = luascript.ErrMalformedReply
 
 // TenantsConfig configures a Tenants. Its zero value means the defaults.
 type TenantsConfig struct {
@@ -25,7 +33,7 @@ type TenantsConfig struct {
 
 // Tenants is the store.Tenants over Redis or Valkey: the Upstash store's Tenants, with
 // its commands sent over RESP. It is safe for concurrent use.
-type Tenants = upstash.Tenants
+type Tenants = luascript.Tenants
 
 // NewTenants returns a Tenants that sends its commands through c.
 func NewTenants(c *Client, cfg TenantsConfig) (*Tenants, error) {
@@ -35,38 +43,17 @@ func NewTenants(c *Client, cfg TenantsConfig) (*Tenants, error) {
 	if strings.ContainsAny(cfg.Prefix, "{}") {
 		return nil, fmt.Errorf("store/redis: prefix %q: it is the keys' hash tag and must not hold a brace", cfg.Prefix)
 	}
-	return upstash.NewTenantsWith(tenantsConn{c}, upstash.Layout{Prefix: "{" + cfg.Prefix + "}"}, "store/redis"), nil
+	return luascript.NewTenantsWith(tenantsConn{c}, luascript.Layout{Prefix: "{" + cfg.Prefix + "}"}, "store/redis"), nil
 }
 
-// tenantsConn is the upstash.TenantsConn over RESP.
+// tenantsConn is the luascript.TenantsConn over RESP.
 type tenantsConn struct{ c *Client }
 
-func (r tenantsConn) Eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) (int64, error) {
+func (r tenantsConn) Eval(ctx context.Context, script *luascript.Script, keys []string, args ...string) (int64, error) {
 	return r.c.Eval(ctx, script, keys, args).AsInt64()
 }
 
-func (r tenantsConn) EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error) {
-	vals, err := r.c.Eval(ctx, script, keys, args).ToArray()
-	if re, ok := rueidis.IsRedisErr(err); ok && !re.IsNil() {
-		// The server's answer, as the Upstash client reports one (LookupKeyTenant reads it).
-		return nil, &upstashrest.CommandError{Command: "EVALSHA", Message: re.Error()}
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		if v.IsNil() {
-			continue
-		}
-		if out[i], err = v.ToString(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]upstash.Stored, error) {
+func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]luascript.Stored, error) {
 	results, err := r.c.DoMulti(ctx, func(b rueidis.Builder) []rueidis.Completed {
 		cmds := make([]rueidis.Completed, len(keys))
 		for i, k := range keys {
@@ -77,41 +64,41 @@ func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]upstash.Stor
 	if err != nil {
 		return nil, err
 	}
-	out := make([]upstash.Stored, len(keys))
+	out := make([]luascript.Stored, len(keys))
 	for i, res := range results {
 		f, err := pair(res.ToArray())
 		if err != nil {
 			return nil, fmt.Errorf("HMGET doc version: %w", err)
 		}
-		out[i] = upstash.Stored{Doc: f[0], Version: f[1], Found: !f.missing()}
+		out[i] = luascript.Stored{Doc: f[0], Version: f[1], Found: !f.missing()}
 	}
 	return out, nil
 }
 
-func (r tenantsConn) KeyState(ctx context.Context, tenantKey, keysKey string) (upstash.KeyState, error) {
+func (r tenantsConn) KeyState(ctx context.Context, tenantKey, keysKey string) (luascript.KeyState, error) {
 	results, err := r.c.DoMulti(ctx, func(b rueidis.Builder) []rueidis.Completed {
 		return []rueidis.Completed{b.Multi().Build(), b.Hmget().Key(tenantKey).Field("version", "keyrev").Build(),
 			b.Hgetall().Key(keysKey).Build(), b.Exec().Build()}
 	})
 	if err != nil {
-		return upstash.KeyState{}, err
+		return luascript.KeyState{}, err
 	}
 	replies, err := results[len(results)-1].ToArray()
 	if err != nil {
-		return upstash.KeyState{}, err
+		return luascript.KeyState{}, err
 	}
 	if len(replies) != 2 {
-		return upstash.KeyState{}, fmt.Errorf("%w: EXEC answered %d replies, want 2", upstashrest.ErrMalformedReply, len(replies))
+		return luascript.KeyState{}, fmt.Errorf("%w: EXEC answered %d replies, want 2", luascript.ErrMalformedReply, len(replies))
 	}
 	head, err := pair(replies[0].ToArray())
 	if err != nil {
-		return upstash.KeyState{}, fmt.Errorf("HMGET version keyrev: %w", err)
+		return luascript.KeyState{}, fmt.Errorf("HMGET version keyrev: %w", err)
 	}
 	keys, err := replies[1].AsStrMap()
 	if err != nil {
-		return upstash.KeyState{}, fmt.Errorf("HGETALL: %w", err)
+		return luascript.KeyState{}, fmt.Errorf("HGETALL: %w", err)
 	}
-	return upstash.KeyState{Version: head[0], Keyrev: head[1], Keys: keys, Found: !head.missing()}, nil
+	return luascript.KeyState{Version: head[0], Keyrev: head[1], Keys: keys, Found: !head.missing()}, nil
 }
 
 func (r tenantsConn) Get(ctx context.Context, key string) (string, bool, error) {
@@ -140,7 +127,7 @@ func pair(vals []rueidis.RedisMessage, err error) (fields, error) {
 		return fields{}, err
 	}
 	if len(vals) != 2 {
-		return fields{}, fmt.Errorf("%w: %d values, want 2", upstashrest.ErrMalformedReply, len(vals))
+		return fields{}, fmt.Errorf("%w: %d values, want 2", luascript.ErrMalformedReply, len(vals))
 	}
 	var f fields
 	var errs [2]error

@@ -173,11 +173,11 @@ func TestTenantKeysShareASlotToo(t *testing.T) {
 	}
 }
 
-// TestKeyTenantRoundTrip reads the commands LookupKeyTenant writes: one EVALSHA of
-// keytenant.lua for a key record and its tenant, on a server and on a cluster (where
-// the tenant's hash shares the record's slot), once the script cache is warm (before,
-// EVAL follows a NOSCRIPT).
-func TestKeyTenantRoundTrip(t *testing.T) {
+// TestLookupRoundTrips reads the commands a key's lookup writes: one GET for the
+// record and one HMGET for its tenant, on a server and on a cluster. No script reads
+// them, since a script must declare every key it touches and the tenant's hash is
+// named in the record.
+func TestLookupRoundTrips(t *testing.T) {
 	forEachTopology(t, func(t *testing.T, topo topology) {
 		f := newFixture(t, topo)
 		if _, err := f.tenants.Create(t.Context(), storetest.Tenant("acme")); err != nil {
@@ -194,15 +194,19 @@ func TestKeyTenantRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range 2 {
-			rec.take(t)
-			got, ten, err := ts.LookupKeyTenant(t.Context(), k.Hash())
-			if err != nil || got != want || ten.ID != "acme" || ten.Version != 1 {
-				t.Fatalf("LookupKeyTenant = %+v, %+v, %v", got, ten, err)
-			}
-			if sent := rec.take(t); i == 1 && !slices.Equal(sent, []string{"EVALSHA"}) {
-				t.Fatalf("LookupKeyTenant with a warm script cache sent %v, want [EVALSHA]", sent)
-			}
+		rec.take(t)
+		got, err := ts.LookupKey(t.Context(), k.Hash())
+		if err != nil || got != want {
+			t.Fatalf("LookupKey = %+v, %v", got, err)
+		}
+		if sent := rec.take(t); !slices.Equal(sent, []string{"GET"}) {
+			t.Fatalf("LookupKey sent %v, want [GET]", sent)
+		}
+		if ten, err := ts.Get(t.Context(), "acme"); err != nil || ten.Version != 1 {
+			t.Fatalf("Get = %+v, %v", ten, err)
+		}
+		if sent := rec.take(t); !slices.Equal(sent, []string{"HMGET"}) {
+			t.Fatalf("Get sent %v, want [HMGET]", sent)
 		}
 	})
 }

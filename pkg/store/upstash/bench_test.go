@@ -16,6 +16,7 @@ import (
 	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
 )
 
@@ -119,14 +120,13 @@ func BenchmarkStoreDecideCounters(b *testing.B) {
 func BenchmarkRedisDirect(b *testing.B) {
 	rdb := redis.NewClient(&redis.Options{Addr: testenv.RedisAddr(b), PoolSize: 32})
 	defer rdb.Close()
-	script := redis.NewScript(decideSource)
-	st := &Counters{marginMS: 60000}
+	script := redis.NewScript(luascript.DecideScript().Source())
 	set := storetest.Set(b, nil, benchRule)
 	at := storetest.Trace(1, 1, 1, storetest.Burst)[0].At
 	for _, callers := range []int{1, 16} {
 		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
 			storetest.BenchCallers(b, callers, func(ctx context.Context, key string, i int) error {
-				keys, args := st.scriptArgs([]store.Counter{{Key: key, Set: set}}, at+int64(i)*100, 1, true)
+				keys, args := luascript.DecideArgs([]store.Counter{{Key: key, Set: set}}, at+int64(i)*100, 1, true, 0)
 				return script.Run(ctx, rdb, keys, args...).Err()
 			})
 		})

@@ -5,47 +5,13 @@ import (
 	"fmt"
 
 	"github.com/edgelimit/edgelimit/internal/upstashrest"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
-// TenantsConn carries a Tenants' commands to Redis: over the Upstash REST API
-// (restConn, which NewTenants uses) or over RESP (pkg/store/redis). Each method is one
-// round trip.
-type TenantsConn interface {
-	// Eval runs a script whose answer is an integer.
-	Eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) (int64, error)
-	// EvalStrings runs a script whose answer is an array of strings and nils; a nil
-	// reads as "".
-	EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error)
-	// Tenants reads the fields doc and version of the tenant hashes keys, in one round
-	// trip: one Stored per key, Found false for a hash that does not exist.
-	Tenants(ctx context.Context, keys []string) ([]Stored, error)
-	// KeyState reads, in one transaction, the version and keyrev of the tenant hash
-	// tenantKey and every field of its hash of keys keysKey.
-	KeyState(ctx context.Context, tenantKey, keysKey string) (KeyState, error)
-	// Get reads a string key: ok false when it does not exist.
-	Get(ctx context.Context, key string) (value string, ok bool, err error)
-	// RangeByLex returns up to n members of the sorted set key, in lexical order, from
-	// start on ("-" for the first, "(member" for those after member).
-	RangeByLex(ctx context.Context, key, start string, n int) ([]string, error)
-}
-
-// Stored is a tenant as its hash holds it: its JSON and its version.
-type Stored struct {
-	Doc, Version string
-	Found        bool
-}
-
-// KeyState is a tenant's version and keyrev, and its key records (key id -> JSON).
-type KeyState struct {
-	Version, Keyrev string
-	Keys            map[string]string
-	Found           bool
-}
-
-// restConn is the TenantsConn over the Upstash REST client.
+// restConn is the luascript.TenantsConn over the Upstash REST client.
 type restConn struct{ c *upstashrest.Client }
 
-func (r restConn) Eval(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) (int64, error) {
+func (r restConn) Eval(ctx context.Context, script *luascript.Script, keys []string, args ...string) (int64, error) {
 	reply, err := r.c.Eval(ctx, script, keys, anys(args)...)
 	if err != nil {
 		return 0, err
@@ -61,15 +27,7 @@ func anys(args []string) []any {
 	return out
 }
 
-func (r restConn) EvalStrings(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) ([]string, error) {
-	reply, err := r.c.Eval(ctx, script, keys, anys(args)...)
-	if err != nil {
-		return nil, err
-	}
-	return stringsOf(reply, true)
-}
-
-func (r restConn) Tenants(ctx context.Context, keys []string) ([]Stored, error) {
+func (r restConn) Tenants(ctx context.Context, keys []string) ([]luascript.Stored, error) {
 	cmds := make([][]any, len(keys))
 	for i, k := range keys {
 		cmds[i] = []any{"HMGET", k, "doc", "version"}
@@ -78,7 +36,7 @@ func (r restConn) Tenants(ctx context.Context, keys []string) ([]Stored, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Stored, len(keys))
+	out := make([]luascript.Stored, len(keys))
 	for i, res := range results {
 		if res.Err != nil {
 			return nil, res.Err
@@ -87,30 +45,30 @@ func (r restConn) Tenants(ctx context.Context, keys []string) ([]Stored, error) 
 		if err != nil || len(f) != 2 {
 			return nil, fmt.Errorf("%w: HMGET doc version: %v", upstashrest.ErrMalformedReply, res.Reply)
 		}
-		out[i] = Stored{Doc: f[0], Version: f[1], Found: f[0] != ""}
+		out[i] = luascript.Stored{Doc: f[0], Version: f[1], Found: f[0] != ""}
 	}
 	return out, nil
 }
 
-func (r restConn) KeyState(ctx context.Context, tenantKey, keysKey string) (KeyState, error) {
+func (r restConn) KeyState(ctx context.Context, tenantKey, keysKey string) (luascript.KeyState, error) {
 	results, err := r.c.MultiExec(ctx, [][]any{{"HMGET", tenantKey, "version", "keyrev"}, {"HGETALL", keysKey}})
 	if err != nil {
-		return KeyState{}, err
+		return luascript.KeyState{}, err
 	}
 	for _, res := range results {
 		if res.Err != nil {
-			return KeyState{}, res.Err
+			return luascript.KeyState{}, res.Err
 		}
 	}
 	head, err := stringsOf(results[0].Reply, true)
 	if err != nil || len(head) != 2 {
-		return KeyState{}, fmt.Errorf("%w: HMGET version keyrev: %v", upstashrest.ErrMalformedReply, results[0].Reply)
+		return luascript.KeyState{}, fmt.Errorf("%w: HMGET version keyrev: %v", upstashrest.ErrMalformedReply, results[0].Reply)
 	}
 	flat, err := stringsOf(results[1].Reply, false)
 	if err != nil || len(flat)%2 != 0 {
-		return KeyState{}, fmt.Errorf("%w: HGETALL: %v", upstashrest.ErrMalformedReply, results[1].Reply)
+		return luascript.KeyState{}, fmt.Errorf("%w: HGETALL: %v", upstashrest.ErrMalformedReply, results[1].Reply)
 	}
-	st := KeyState{Version: head[0], Keyrev: head[1], Keys: make(map[string]string, len(flat)/2), Found: head[0] != ""}
+	st := luascript.KeyState{Version: head[0], Keyrev: head[1], Keys: make(map[string]string, len(flat)/2), Found: head[0] != ""}
 	for i := 0; i < len(flat); i += 2 {
 		st.Keys[flat[i]] = flat[i+1]
 	}

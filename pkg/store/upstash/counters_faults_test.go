@@ -16,6 +16,7 @@ import (
 	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
 )
 
@@ -44,7 +45,7 @@ func TestStoreRoundTrips(t *testing.T) {
 			st := NewCounters(c, CountersConfig{})
 			// A script the server has never seen (a unique comment), rather than SCRIPT
 			// FLUSH, which would disturb other packages' tests against the same server.
-			st.script = upstashrest.NewScript(decideSource + "\n-- " + storetest.Key(t, "cold"))
+			st.script = luascript.NewScript(luascript.DecideScript().Source() + "\n-- " + storetest.Key(t, "cold"))
 			countRoundTrips(t, st, proxy, newCounters(t, tc.rules...))
 			// What BenchmarkStoreDecide reports: the client's count, which must be the
 			// proxy's.
@@ -207,5 +208,7 @@ func reply(status int, body string) http.HandlerFunc {
 	}
 }
 
-func isMalformed(err error) bool { return errors.Is(err, upstashrest.ErrMalformedReply) }
-func isStatus(err error) bool    { var se *upstashrest.StatusError; return errors.As(err, &se) }
+func isMalformed(err error) bool {
+	return errors.Is(err, ErrMalformedReply) || errors.Is(err, ErrMalformedScriptReply)
+}
+func isStatus(err error) bool { var se *upstashrest.StatusError; return errors.As(err, &se) }

@@ -17,7 +17,7 @@ import (
 func newTestStore(t testing.TB, transport *testenv.CountingTransport) *Counters {
 	t.Helper()
 	url, token := testenv.UpstashURL(t)
-	cfg := upstashrest.Config{URL: url, Token: token}
+	cfg := upstashrest.Config{URL: url, Token: token, KeyLocking: true} // as production sends
 	if transport != nil {
 		transport.Next = http.DefaultTransport
 		cfg.HTTPClient = &http.Client{Transport: transport}

@@ -1,7 +1,9 @@
 // Package upstash is the storage over Upstash Redis, Counters and Tenants, through
-// the project's REST client (internal/upstashrest). Every write is a Lua script (the .lua
-// files beside this package's Go), which declares in KEYS every key it touches, as
-// Upstash's per-key locking requires.
+// the project's REST client, which NewClient makes (Client, ClientConfig and the
+// client's errors are aliases of internal/upstashrest's: no Upstash Go module is
+// served to us, so the module has its own). Every write is a Lua script (shared with
+// pkg/store/redis in pkg/store/internal/luascript), which declares in KEYS every key
+// it touches, as Upstash's per-key locking requires.
 //
 // Counters, the store.Counters, decides a request with one script call, decide.lua
 // (embedded), over every counter of the request: one EVALSHA, so one HTTP request when
@@ -10,7 +12,7 @@
 // The script evaluates every rule of every counter before it writes anything, and
 // writes to all of them only when all allow. It answers 5 integers per rule, counter
 // after counter, which Counters checks (their number and each outcome: a wrong reply
-// is upstashrest.ErrMalformedReply) and folds per counter with limiter.Set.Combine.
+// is ErrMalformedScriptReply) and folds per counter with limiter.Set.Combine.
 // Peek is the same script over one counter in peek mode.
 //
 // Tenants, the store.Tenants, keeps its layout under a prefix (default "el:t:"):
@@ -21,10 +23,10 @@
 //	PREFIX key:<sha256>  string: the key record JSON, for lookups by hash
 //	PREFIX ids           sorted set of tenant ids, all scores 0, for List by id
 //
-// LookupKeyTenant (store.KeyTenantLookup, which the gate uses for a key it has not
-// cached) reads a key record and its tenant in one script call, keytenant.lua: the one
-// script that reads a key it does not declare (the tenant's hash, named in the record),
-// so it is sent without allow-key-locking, under Upstash's global script lock.
+// Reads are plain commands: LookupKey a GET of the record, Get an HMGET of the tenant.
+// The store does not offer store.KeyTenantLookup: one script reading both could not
+// declare the tenant's hash (its name is in the record), and Upstash runs such a
+// script under its database-wide lock.
 //
 // Versions are compared in the scripts as the decimal strings they are stored as. List
 // pages through the ids with ZRANGE BYLEX and fetches the tenants in one pipeline, in

@@ -1,49 +1,22 @@
 package upstash
 
 import (
-	"context"
-	_ "embed"
-	"errors"
-	"fmt"
-	"strconv"
-	"sync/atomic"
-
 	"github.com/edgelimit/edgelimit/internal/upstashrest"
-	"github.com/edgelimit/edgelimit/pkg/store"
-	"github.com/edgelimit/edgelimit/pkg/tenant"
-)
-
-var _ store.Tenants = (*Tenants)(nil)
-
-var (
-	//go:embed create.lua
-	createSource string
-	//go:embed replace.lua
-	replaceSource string
-	//go:embed delete.lua
-	deleteSource string
-	//go:embed putkey.lua
-	putKeySource string
-	//go:embed changekey.lua
-	changeKeySource string
-
-	createScript    = upstashrest.NewScript(createSource)
-	replaceScript   = upstashrest.NewScript(replaceSource)
-	deleteScript    = upstashrest.NewScript(deleteSource)
-	putKeyScript    = upstashrest.NewScript(putKeySource)
-	changeKeyScript = upstashrest.NewScript(changeKeySource)
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
 // DefaultPrefix starts every key of a Tenants whose TenantsConfig.Prefix is empty.
-const DefaultPrefix = "el:t:"
+const DefaultPrefix = luascript.DefaultPrefix
 
-// maxAttempts bounds the read-then-write loops that retry when another writer changed
-// the tenant's keys in between.
-const maxAttempts = 10
+// ErrBusy is returned when a key change or Delete lost 10 races in a row with other
+// writes to the same tenant's keys. Nothing was changed; the call may be retried.
+var ErrBusy = luascript.ErrBusy
 
-// ErrBusy is returned when a key change or Delete lost maxAttempts races in a row with
-// other writes to the same tenant's keys. Nothing was changed; the call may be retried.
-var ErrBusy = errors.New("store: the tenant's keys kept changing; nothing was written")
+// ErrMalformedScriptReply reports a script's answer that it never gives (of the wrong
+// length, or with impossible values): a decision or a write fails with it, and nothing
+// is written on the strength of it. A reply that is not the REST API's JSON is
+// ErrMalformedReply.
+var ErrMalformedScriptReply = luascript.ErrMalformedReply
 
 // TenantsConfig configures a Tenants. Its zero value means the defaults.
 type TenantsConfig struct {
@@ -51,84 +24,15 @@ type TenantsConfig struct {
 	Prefix string
 }
 
-// Tenants is the store.Tenants over Redis: Upstash's REST API (NewTenants), or RESP
-// (pkg/store/redis). It is safe for concurrent use.
-type Tenants struct {
-	c    TenantsConn
-	l    Layout
-	name string // starts its errors
-	// noKeyTenant is set once the server refused keytenant.lua (see LookupKeyTenant).
-	noKeyTenant atomic.Bool
-}
+// Tenants is the store.Tenants over Redis, shared with pkg/store/redis: its logic and
+// scripts are written once, with the commands sent over a connection of either store.
+// It is safe for concurrent use.
+type Tenants = luascript.Tenants
 
 // NewTenants returns a Tenants that sends its commands through the Upstash client c.
 func NewTenants(c *upstashrest.Client, cfg TenantsConfig) *Tenants {
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix
 	}
-	return NewTenantsWith(restConn{c}, Layout{Prefix: cfg.Prefix}, "store/upstash")
-}
-
-// NewTenantsWith returns a Tenants that sends its commands through c, under the key
-// names of l; name starts its errors ("store/redis").
-func NewTenantsWith(c TenantsConn, l Layout, name string) *Tenants {
-	return &Tenants{c: c, l: l, name: name}
-}
-
-// fail says what failed; store's sentinels stay visible to errors.Is.
-func (s *Tenants) fail(what string, err error) error {
-	return fmt.Errorf("%s: %s: %w", s.name, what, err)
-}
-
-// run runs a script and returns the error its answer means (Outcome).
-func (s *Tenants) run(ctx context.Context, script *upstashrest.Script, keys []string, args ...string) error {
-	answer, err := s.c.Eval(ctx, script, keys, args...)
-	if err != nil {
-		return err
-	}
-	return Outcome(script, answer)
-}
-
-// Create stores a new tenant with version 1: create.lua.
-func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, error) {
-	t, doc, err := store.EncodeTenant(store.PrepareCreate(t))
-	if err != nil {
-		return tenant.Tenant{}, err
-	}
-	if err := s.run(ctx, createScript, []string{s.l.Tenant(t.ID), s.l.IDs()}, string(doc), t.ID); err != nil {
-		return tenant.Tenant{}, s.fail("create "+t.ID, err)
-	}
-	return t, nil
-}
-
-// Get returns the tenant: one HMGET.
-func (s *Tenants) Get(ctx context.Context, id string) (tenant.Tenant, error) {
-	if !tenant.ValidID(id) {
-		return tenant.Tenant{}, store.ErrNotFound
-	}
-	stored, err := s.c.Tenants(ctx, []string{s.l.Tenant(id)})
-	if err != nil {
-		return tenant.Tenant{}, s.fail("get "+id, err)
-	}
-	if !stored[0].Found {
-		return tenant.Tenant{}, store.ErrNotFound
-	}
-	t, err := DecodeTenant(stored[0].Doc, stored[0].Version)
-	if err != nil {
-		return tenant.Tenant{}, s.fail("get "+id, err)
-	}
-	return t, nil
-}
-
-// Replace stores t when the stored version is ifVersion: replace.lua.
-func (s *Tenants) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
-	t, doc, err := store.EncodeTenant(store.PrepareReplace(t, ifVersion))
-	if err != nil {
-		return tenant.Tenant{}, err
-	}
-	err = s.run(ctx, replaceScript, []string{s.l.Tenant(t.ID)}, strconv.FormatInt(ifVersion, 10), strconv.FormatInt(t.Version, 10), string(doc))
-	if err != nil {
-		return tenant.Tenant{}, s.fail("replace "+t.ID, err)
-	}
-	return t, nil
+	return luascript.NewTenantsWith(restConn{c}, luascript.Layout{Prefix: cfg.Prefix}, "store/upstash")
 }

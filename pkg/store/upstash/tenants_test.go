@@ -4,20 +4,23 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"sync"
 	"testing"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
 )
 
 // newClient connects to the local Upstash-compatible server in front of a real
-// redis-server that `make test` starts.
+// redis-server that `make test` starts, with key locking, as production sends: the
+// server refuses a script that touches a key it did not declare.
 func newClient(t *testing.T) *upstashrest.Client {
 	t.Helper()
 	url, token := testenv.UpstashURL(t)
-	c, err := upstashrest.NewClient(upstashrest.Config{URL: url, Token: token})
+	c, err := upstashrest.NewClient(upstashrest.Config{URL: url, Token: token, KeyLocking: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +39,9 @@ func newTestTenantsOn(t *testing.T, c *upstashrest.Client) *Tenants {
 	t.Helper()
 	var b [6]byte
 	rand.Read(b[:])
-	s := NewTenants(c, TenantsConfig{Prefix: "el:t:test-" + hex.EncodeToString(b[:]) + ":"})
+	prefix := "el:t:test-" + hex.EncodeToString(b[:]) + ":"
+	s := NewTenants(c, TenantsConfig{Prefix: prefix})
+	testStores.Store(s, testStore{c, luascript.Layout{Prefix: prefix}})
 	t.Cleanup(func() {
 		for _, key := range scanKeys(t, s) {
 			if _, err := c.Do(context.Background(), "DEL", key); err != nil {
@@ -51,12 +56,25 @@ func TestConformance(t *testing.T) {
 	storetest.RunTenants(t, storetest.TenantsConfig{New: newTestTenants, Dump: dump, DropTenant: dropTenant})
 }
 
+// testStore is a test's Tenants' client and layout, by its Tenants (testStores).
+type testStore struct {
+	c *upstashrest.Client
+	l luascript.Layout
+}
+
+var testStores sync.Map // *Tenants -> testStore
+
+func testStoreOf(s *Tenants) testStore {
+	ts, _ := testStores.Load(s)
+	return ts.(testStore)
+}
+
 // scanKeys lists the store's Redis keys with SCAN.
 func scanKeys(t *testing.T, s *Tenants) []string {
 	var keys []string
 	cursor := "0"
 	for range 10000 {
-		r, err := s.c.(restConn).c.Do(context.Background(), "SCAN", cursor, "MATCH", s.l.Prefix+"*", "COUNT", 1000)
+		r, err := testStoreOf(s).c.Do(context.Background(), "SCAN", cursor, "MATCH", testStoreOf(s).l.Prefix+"*", "COUNT", 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +102,7 @@ func dump(t *testing.T, st store.Tenants) []string {
 	var out []string
 	for _, key := range scanKeys(t, s) {
 		out = append(out, key)
-		typ, err := s.c.(restConn).c.Do(t.Context(), "TYPE", key)
+		typ, err := testStoreOf(s).c.Do(t.Context(), "TYPE", key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +113,7 @@ func dump(t *testing.T, st store.Tenants) []string {
 		if read == nil {
 			t.Fatalf("key %s has the unexpected type %q", key, name)
 		}
-		r, err := s.c.(restConn).c.Do(t.Context(), read...)
+		r, err := testStoreOf(s).c.Do(t.Context(), read...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +133,7 @@ func dump(t *testing.T, st store.Tenants) []string {
 // dropTenant deletes the tenant's hash alone.
 func dropTenant(t *testing.T, st store.Tenants, id string) {
 	s := st.(*Tenants)
-	if _, err := s.c.(restConn).c.Do(t.Context(), "DEL", s.l.Tenant(id)); err != nil {
+	if _, err := testStoreOf(s).c.Do(t.Context(), "DEL", testStoreOf(s).l.Tenant(id)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,4 +1,4 @@
-package upstash
+package luascript
 
 import (
 	"encoding/json"
@@ -6,23 +6,22 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// This file is what pkg/store/redis, the same Tenants over RESP, shares with this
-// package beside TenantsConn: the scripts, the names of the keys, the decoding of a
-// stored tenant and the meaning of the scripts' answers.
+// This file holds what the Tenants of both stores rest on beside TenantsConn: the
+// scripts, the names of the keys, the decoding of a stored tenant and the meaning of
+// the scripts' answers.
 
 // Scripts are the tenant store's Lua scripts (the .lua files of this package).
 type Scripts struct {
-	Create, Replace, Delete, PutKey, ChangeKey, KeyTenant *upstashrest.Script
+	Create, Replace, Delete, PutKey, ChangeKey *Script
 }
 
 // SharedScripts returns the scripts.
 func SharedScripts() Scripts {
-	return Scripts{createScript, replaceScript, deleteScript, putKeyScript, changeKeyScript, keyTenantScript}
+	return Scripts{createScript, replaceScript, deleteScript, putKeyScript, changeKeyScript}
 }
 
 // Layout names a store's Redis keys, each starting with Prefix (see the package doc).
@@ -75,12 +74,16 @@ func DecodeTenant(doc, version string) (tenant.Tenant, error) {
 	return t, nil
 }
 
+// ErrMalformedReply reports a script's answer that it never gives: of the wrong
+// length, or with impossible values. Nothing is written on the strength of such a reply.
+var ErrMalformedReply = errors.New("malformed script reply")
+
 // ErrRetry is what the answer -3 of delete.lua and changekey.lua means: the tenant's
 // keys changed since the caller read them; the caller reads them again and retries.
 var ErrRetry = errors.New("the tenant's keys changed since they were read")
 
 // answers are what each script's answers other than 1 mean (see each .lua file).
-var answers = map[*upstashrest.Script]map[int64]error{
+var answers = map[*Script]map[int64]error{
 	createScript:    {0: store.ErrExists},
 	replaceScript:   {-1: store.ErrNotFound, -2: store.ErrVersionConflict},
 	deleteScript:    {-1: store.ErrNotFound, -2: store.ErrVersionConflict, -3: ErrRetry},
@@ -91,12 +94,12 @@ var answers = map[*upstashrest.Script]map[int64]error{
 // Outcome returns the error that script's answer means: nil for 1 (done), ErrRetry or
 // one of store's sentinels for the others, and an ErrMalformedReply for an answer
 // the script never gives.
-func Outcome(script *upstashrest.Script, answer int64) error {
+func Outcome(script *Script, answer int64) error {
 	if answer == 1 {
 		return nil
 	}
 	if err, ok := answers[script][answer]; ok {
 		return err
 	}
-	return fmt.Errorf("%w: the script answered %d", upstashrest.ErrMalformedReply, answer)
+	return fmt.Errorf("%w: the script answered %d", ErrMalformedReply, answer)
 }

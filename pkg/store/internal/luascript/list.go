@@ -1,4 +1,4 @@
-package upstash
+package luascript
 
 import (
 	"context"

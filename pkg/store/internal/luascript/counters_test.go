@@ -1,4 +1,4 @@
-package upstash
+package luascript
 
 import (
 	"testing"
@@ -27,5 +27,13 @@ func TestFastPath(t *testing.T) {
 		if got := FastPath(storetest.Set(t, nil, tc.rules...)); got != tc.want {
 			t.Errorf("FastPath(%v) = %v, want %v", tc.rules, got, tc.want)
 		}
+	}
+}
+
+func TestNewScriptKeepsAnExistingShebang(t *testing.T) {
+	src := "#!lua flags=no-writes\nreturn 1"
+	s := NewScript(src)
+	if s.Text(true) != src || s.SHA1(true) != s.SHA1(false) {
+		t.Errorf("Text(true) = %q, want the source unchanged", s.Text(true))
 	}
 }

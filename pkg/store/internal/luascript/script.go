@@ -1,10 +1,8 @@
-package upstashrest
+package luascript
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"fmt"
 	"strings"
 	"sync"
 )
@@ -62,41 +60,4 @@ func (s *Script) text(keyLocking bool) scriptText {
 		return t[1]
 	}
 	return t[0]
-}
-
-// Eval runs the script with EVALSHA sha numkeys keys... args..., and when the
-// server answers NOSCRIPT (its script cache does not hold it), sends EVAL with the
-// text in the same call: one round trip when the cache is warm, two when it is
-// cold. The fallback is not a retry: NOSCRIPT means the script did not run. The
-// text and SHA follow Config.KeyLocking. Arguments are encoded as Do's.
-func (c *Client) Eval(ctx context.Context, s *Script, keys []string, args ...any) (Reply, error) {
-	var k, a Args
-	for _, key := range keys {
-		k.AppendString(key)
-	}
-	for _, arg := range args {
-		a.appendAny(arg)
-	}
-	return c.EvalArgs(ctx, s, &k, &a)
-}
-
-// EvalArgs is Eval with its keys and arguments already encoded: the way to run a
-// script on a hot path without an allocation per argument.
-func (c *Client) EvalArgs(ctx context.Context, s *Script, keys, args *Args) (Reply, error) {
-	if keys.err != nil {
-		return Reply{}, fmt.Errorf("upstash: EVALSHA key %w", keys.err)
-	}
-	if args.err != nil {
-		return Reply{}, fmt.Errorf("upstash: EVALSHA argument %w", args.err)
-	}
-	t := s.text(c.keyLocking)
-	b := getBuffer()
-	defer putBuffer(b)
-	b.data = appendEval(b.data[:0], "EVALSHA", t.sha, keys, args)
-	r, err := c.do(ctx, "EVALSHA", b.data)
-	if !IsNoScript(err) {
-		return r, err
-	}
-	b.data = appendEval(b.data[:0], "EVAL", t.body, keys, args)
-	return c.do(ctx, "EVAL", b.data)
 }
