@@ -29,7 +29,6 @@ var errNotFound = store.ErrNotFound
 // one key or tenant share one store call (golang.org/x/sync/singleflight).
 type configCache struct {
 	store         Tenants
-	both          store.KeyTenantLookup           // store's, when it offers it; else nil
 	ttl, maxStale int64                           // microseconds; ttl < 0: no caching
 	keys          *lru.Cache[string, keyEntry]    // key records found, by hash
 	missing       *lru.Cache[string, int64]       // hashes not found -> when loaded
@@ -57,7 +56,6 @@ type tenantEntry struct {
 
 func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCache, error) {
 	c := &configCache{store: ts, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds()}
-	c.both, _ = ts.(store.KeyTenantLookup)
 	if ttl < 0 {
 		c.ttl = -1
 	}
@@ -123,7 +121,7 @@ func (c *configCache) cachedKey(hash string) (keyEntry, bool) {
 // keys) or not (in missing; a key revoked since is dropped from keys). The error is
 // the store's failure.
 func (c *configCache) loadKey(ctx context.Context, hash string, now int64) (keyEntry, error) {
-	rec, err := c.lookup(ctx, hash, now)
+	rec, err := c.store.LookupKey(ctx, hash)
 	switch {
 	case err == nil:
 		e := keyEntry{rec: rec, found: true, loaded: now}
@@ -140,24 +138,6 @@ func (c *configCache) loadKey(ctx context.Context, hash string, now int64) (keyE
 		return keyEntry{loaded: now}, nil
 	}
 	return keyEntry{}, err
-}
-
-// lookup reads the record of the key whose hash is hash. When the store offers
-// LookupKeyTenant, it reads the key's tenant in the same call and caches it as tenant
-// would have (even over a fresh entry: it is newer), so that tenant finds it fresh.
-func (c *configCache) lookup(ctx context.Context, hash string, now int64) (apikey.Record, error) {
-	if c.both == nil {
-		return c.store.LookupKey(ctx, hash)
-	}
-	rec, t, err := c.both.LookupKeyTenant(ctx, hash)
-	if rec == (apikey.Record{}) {
-		return rec, err // the key's answer
-	}
-	prev, ok := c.tenants.Get(rec.TenantID)
-	// The answer is tenant's to give: on a failure (a stale entry then stays as it
-	// was) or rules that do not compile, tenant reads the tenant again.
-	_, _ = c.loadedTenant(rec.TenantID, prev, ok, t, err, now)
-	return rec, nil
 }
 
 func (e keyEntry) result() (apikey.Record, error) {

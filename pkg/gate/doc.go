@@ -42,11 +42,9 @@
 // Concurrent misses of one key (or tenant) share one store call
 // (golang.org/x/sync/singleflight).
 //
-// A key that is not cached is loaded with one tenant store call when the store is a
-// store.KeyTenantLookup (one call reads the record and its
-// tenant), which caches the tenant too, fresh from that read; otherwise with LookupKey,
-// then Get when the tenant is not fresh in the cache. Either way the same facts are
-// cached, found or not found, and served stale the same way.
+// A key that is not cached is loaded with LookupKey, then Get when its tenant is not
+// fresh in the cache; found or not found, each fact is cached and served stale the same
+// way.
 //
 // # One store call for every check
 //

@@ -10,9 +10,7 @@ import (
 
 // Tenants is what the gate reads of a tenant store: a key record by its hash and a
 // tenant by its id, each failing with an error matching store.ErrNotFound when
-// there is none. Every store.Tenants is one; the gate writes nothing. A Tenants that is
-// also a store.KeyTenantLookup has a key that is not cached loaded
-// with its tenant in one call: LookupKeyTenant, not LookupKey then Get.
+// there is none. Every store.Tenants is one; the gate writes nothing.
 type Tenants interface {
 	LookupKey(ctx context.Context, hash string) (apikey.Record, error)
 	Get(ctx context.Context, id string) (tenant.Tenant, error)

@@ -12,6 +12,5 @@
 // For tenants the suite covers conditional writes (including 20 concurrent replaces of
 // one version, of which exactly one may win), pagination, key records (lookup by hash,
 // revocation, near-miss keys, unknown hashes), checks through TenantsConfig.Dump
-// that no raw key reaches storage, and on a store that offers store.KeyTenantLookup
-// that it answers what LookupKey then Get answer.
+// that no raw key reaches storage.
 package storetest

@@ -43,7 +43,6 @@ func RunTenants(t *testing.T, cfg TenantsConfig) {
 		{"TooManyKeys", testTooManyKeys},
 		{"ConcurrentKeys", testConcurrentKeys},
 		{"DeleteRacingPutKey", testDeleteRacingPutKey},
-		{"KeyTenant", testKeyTenant},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, cfg) })

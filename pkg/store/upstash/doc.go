@@ -24,7 +24,7 @@
 //	PREFIX ids           sorted set of tenant ids, all scores 0, for List by id
 //
 // Reads are plain commands: LookupKey a GET of the record, Get an HMGET of the tenant.
-// The store does not offer store.KeyTenantLookup: one script reading both could not
+// There is no one call for both: one script reading both could not
 // declare the tenant's hash (its name is in the record), and Upstash runs such a
 // script under its database-wide lock.
 //
