@@ -65,7 +65,7 @@ func (e *counter) observe(set *limiter.Set, now, cost int64, p *params, st *stat
 func (e *counter) adopt(set *limiter.Set, p *params, st *stats) {
 	old := e.set
 	e.set = set
-	if old != nil && sameRules(old, set) {
+	if old != nil && limiter.SameRules(old, set) {
 		return
 	}
 	st.lost.Add(e.lease.units)
@@ -170,18 +170,6 @@ func (e *counter) expiry(now, leaseTime int64) int64 {
 		end = min(end, we)
 	}
 	return end
-}
-
-func sameRules(a, b *limiter.Set) bool {
-	if a.Len() != b.Len() {
-		return false
-	}
-	for i := range a.Len() {
-		if a.Rule(i) != b.Rule(i) {
-			return false
-		}
-	}
-	return true
 }
 
 // meterWindow is the span over which a counter's rate is measured: short, so that a
