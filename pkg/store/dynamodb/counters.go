@@ -42,7 +42,8 @@ type CountersConfig struct {
 	// TTLMargin is added to the instant a key's state goes idle to set its expires_at;
 	// 0 means 1 minute.
 	TTLMargin time.Duration
-	// MaxGuesses bounds the per-key states remembered as guesses; 0 means 100000.
+	// MaxGuesses bounds the per-key states remembered as guesses (the least recently
+	// used is forgotten first); 0 means 100000.
 	MaxGuesses int
 }
 
@@ -52,7 +53,7 @@ type Counters struct {
 	api     CountersAPI
 	table   string
 	margin  int64
-	guesses guessCache
+	guesses *guessCache
 	stats   counters
 }
 
@@ -110,8 +111,7 @@ func NewCounters(api CountersAPI, table string, cfg CountersConfig) *Counters {
 	if cfg.MaxGuesses <= 0 {
 		cfg.MaxGuesses = 100_000
 	}
-	return &Counters{api: api, table: table, margin: cfg.TTLMargin.Microseconds(),
-		guesses: guessCache{max: cfg.MaxGuesses, m: map[string]guess{}}}
+	return &Counters{api: api, table: table, margin: cfg.TTLMargin.Microseconds(), guesses: newGuessCache(cfg.MaxGuesses)}
 }
 
 // noRetry turns the SDK's retries off: a retry after a lost reply would consume twice.

@@ -1,17 +1,18 @@
 package dynamodb
 
 import (
-	"sync"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
-// guessCache remembers the last state seen per key: the guess the next write is
-// built from. It is cleared when full, which costs at most one extra round trip per key.
+// guessCache remembers the last state seen per key: the guess the next write is built
+// from. It holds at most its bound of keys and forgets the least recently used first;
+// a forgotten key costs at most one extra round trip. A guess is tied to its rules'
+// content, not to the *limiter.Set that made it: a tenant recompiled with the same
+// rules (a reload, another API key of the tenant) keeps its guesses.
 type guessCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]guess
+	lru *lru.Cache[string, guess]
 }
 
 type guess struct {
@@ -19,26 +20,22 @@ type guess struct {
 	states []limiter.State
 }
 
+func newGuessCache(size int) *guessCache {
+	c, _ := lru.New[string, guess](max(size, 1)) // it fails only for a size below 1
+	return &guessCache{lru: c}
+}
+
+// get returns a copy of key's guess for set, or set's new states when there is none
+// for rules like set's.
 func (c *guessCache) get(key string, set *limiter.Set) []limiter.State {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if g, ok := c.m[key]; ok && g.set == set {
+	if g, ok := c.lru.Get(key); ok && limiter.SameRules(g.set, set) {
 		return cloneStates(g.states)
 	}
 	return set.NewStates()
 }
 
 func (c *guessCache) put(key string, set *limiter.Set, states []limiter.State) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		clear(c.m)
-	}
-	c.m[key] = guess{set: set, states: cloneStates(states)}
+	c.lru.Add(key, guess{set: set, states: cloneStates(states)})
 }
 
-func (c *guessCache) drop(key string) {
-	c.mu.Lock()
-	delete(c.m, key)
-	c.mu.Unlock()
-}
+func (c *guessCache) drop(key string) { c.lru.Remove(key) }
