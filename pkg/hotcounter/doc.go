@@ -30,7 +30,10 @@
 // in, for every fixed or sliding window of the set (a unit of one window spent in the
 // next would over-admit), and for a set with a token bucket L after it was taken
 // (Config.LeaseTime, 200 ms by default; see Bounds). Units not spent by then are lost:
-// they are what the false denials are made of.
+// they are what the false denials are made of. A lease belongs to its counter's rules'
+// content, not to the *limiter.Set object: a set compiled again from the same rules (a
+// tenant reloaded, another API key of the tenant) keeps the lease, and a reservation in
+// flight meanwhile is still the counter's; other rules drop it.
 //
 // B is what this instance spends in L/2 at its rate of the last 250 ms, at least 1 and
 // at most a tenth of the set's least capacity. When Next denies a reservation the

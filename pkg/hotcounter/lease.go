@@ -109,7 +109,7 @@ func (e *counter) plan(set *limiter.Set, now, cost, leaseTime int64) reservation
 // a local denial when Next last said the counter was used up, else as the error. The
 // old units go back to the lease unless the request got them; e.mu is held.
 func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store) (withdrawal, limiter.Decision, error) {
-	if e.set != r.set { // the rules changed meanwhile: what was reserved under them is lost
+	if !limiter.SameRules(e.set, r.set) { // the rules changed meanwhile: what was reserved under them is lost
 		s.stats.lost.Add(r.old)
 		if err == nil && d.Allowed {
 			s.stats.lost.Add(r.want)
