@@ -144,8 +144,8 @@ func (s *Counters) decideOne(ctx context.Context, key string, set *limiter.Set, 
 		return limiter.Decision{}, err
 	}
 	guess := s.guesses.get(key, set)
-	for range maxAttempts {
-		d, old, err := s.attempt(ctx, key, set, names, guess, now, cost)
+	for n := range maxAttempts {
+		d, old, err := s.attempt(ctx, key, set, names, guess, now, cost, n > 0)
 		if err != nil || d != nil {
 			if d != nil {
 				return *d, nil
@@ -159,9 +159,9 @@ func (s *Counters) decideOne(ctx context.Context, key string, set *limiter.Set, 
 
 // attempt sends one UpdateItem built from guess. It returns the decision when it is
 // known, or else the true state to guess from next.
-func (s *Counters) attempt(ctx context.Context, key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64) (*limiter.Decision, []limiter.State, error) {
+func (s *Counters) attempt(ctx context.Context, key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, retry bool) (*limiter.Decision, []limiter.State, error) {
 	probe, _ := set.Decide(cloneStates(guess), now, cost)
-	in, err := s.updateInput(key, set, names, guess, now, cost, !probe.Allowed)
+	in, keepsL, err := s.updateInput(key, set, names, guess, now, cost, attemptKind{probe: !probe.Allowed, retry: retry})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,6 +195,7 @@ func (s *Counters) attempt(ctx context.Context, key string, set *limiter.Set, na
 	}
 	switch {
 	case failed == nil: // written: states is the new state
+		keepLast(states, old, keepsL)
 		s.guesses.put(key, set, states)
 		s.stats.decided()
 		return &d, nil, nil
@@ -215,10 +216,10 @@ func capacities(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 }
 
 // updateInput builds the UpdateItem of one attempt; a probe's condition always fails.
-func (s *Counters) updateInput(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (*dynamodb.UpdateItemInput, error) {
-	w, err := s.write(key, set, names, guess, now, cost, probe)
+func (s *Counters) updateInput(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, kind attemptKind) (*dynamodb.UpdateItemInput, uint8, error) {
+	w, keepsL, err := s.write(key, set, names, guess, now, cost, kind)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(s.table),
@@ -230,13 +231,29 @@ func (s *Counters) updateInput(key string, set *limiter.Set, names []string, gue
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
-	}, nil
+	}, keepsL, nil
+}
+
+// attemptKind is what sort of write an attempt sends: a probe (its condition always
+// fails), a retry after a failed one (see plan.leavesL).
+type attemptKind struct{ probe, retry bool }
+
+// keepLast sets the l of each rule whose write left l alone (a bit of keepsL) in
+// states back to before's: the stored l is as it was, and a guess's l must never be
+// later than the stored one (see plan.leavesL).
+func keepLast(states, before []limiter.State, keepsL uint8) {
+	for i := range states {
+		if keepsL&(1<<i) != 0 {
+			states[i].Last = before[i].Last
+		}
+	}
 }
 
 // write builds the condition and update of one key's write from guess (see the
-// package doc); a probe's condition always fails.
-func (s *Counters) write(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (expr.Write, error) {
-	var p plan
+// package doc), and reports which rules' updates leave l alone (plan.keepsL); a
+// probe's condition always fails.
+func (s *Counters) write(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, kind attemptKind) (expr.Write, uint8, error) {
+	p := plan{retry: kind.retry}
 	for i := range names {
 		p.planRule(set, i, names[i], &guess[i], now, cost)
 	}
@@ -245,15 +262,15 @@ func (s *Counters) write(key string, set *limiter.Set, names []string, guess []l
 	// is injected, as in tests), plus the margin.
 	expires := time.Now().Unix() + (p.expires-now+s.margin)/1_000_000 + 1
 	p.update.Set(p.update.Path(attrExpires), p.update.Int(expires))
-	if probe {
+	if kind.probe {
 		pk := p.update.Path(attrKey)
 		p.cond = expr.Exists(pk).And(expr.NotExists(pk))
 	}
 	w, err := p.update.Write(p.cond)
 	if err != nil {
-		return expr.Write{}, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
+		return expr.Write{}, 0, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
 	}
-	return w, nil
+	return w, p.keepsL, nil
 }
 
 // optional is s as an optional field of a request: nil when empty.

@@ -24,10 +24,17 @@
 //	                                                                   ADD n, REMOVE expired
 //
 // (t is the bucket's theoretical arrival time in units of 1/limit microsecond, an exact
-// integer; every rule also conditions l <= :now and sets l, the clock-skew rule.)
-// Relative updates (ADD, t = t + x) do not conflict with each other, so concurrent
-// instances on one key all succeed while the request fits; absolute SETs on a pinned
-// old value conflict, and the loser retries. The write asks for ALL_OLD both on success
+// integer.) l is the clock-skew rule's latest instant: an absolute SET conditions
+// l <= :at and sets l = :at, at being max(now, the guessed l). A relative update (ADD,
+// t = t + x) conditions and sets l in the same way only on a first attempt whose now is
+// after the guessed l; otherwise (a retry, or a request not after the guessed l) it
+// leaves l alone, with its condition evaluated at max(now, the guessed l). The stored
+// l only grows and a guess's is never later than it, so that condition is never looser
+// than the limiter's on the stored state (a later instant only frees more), and
+// instances whose instants interleave do not conflict on l. Relative updates thus do
+// not conflict with each other: concurrent instances on one key all succeed while the
+// request fits, in at most two attempts. Absolute SETs on a pinned old value conflict,
+// and the loser retries. The write asks for ALL_OLD both on success
 // and on ConditionalCheckFailedException, so the Counters always learns the true state
 // without a read: on success it computes the decision from the old state with
 // pkg/limiter (the result is the limiter's, by construction); on failure it computes it
