@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -114,8 +116,23 @@ func NewCounters(api CountersAPI, table string, cfg CountersConfig) *Counters {
 	return &Counters{api: api, table: table, margin: cfg.TTLMargin.Microseconds(), guesses: newGuessCache(cfg.MaxGuesses)}
 }
 
-// noRetry turns the SDK's retries off: a retry after a lost reply would consume twice.
+// noRetry turns the SDK's retries off: a retry of an UpdateItem after a lost reply
+// would consume twice.
 func noRetry(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }
+
+// retryLost lets the SDK retry a TransactWriteItems once when its reply was lost (a
+// connection error) or an HTTP 5xx, after at most 10 ms: the SDK fills the call's
+// ClientRequestToken in once, before its retries, and DynamoDB applies a transaction
+// whose token it has seen (for 10 minutes) at most once, so the retry consumes once.
+// Throttles and conflicts are not retried here: the Counters and the hot counters
+// handle those.
+func retryLost(o *dynamodb.Options) {
+	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+		so.MaxAttempts, so.MaxBackoff, so.RateLimiter = 2, 10*time.Millisecond, ratelimit.None
+		so.Retryables = []retry.IsErrorRetryable{retry.RetryableConnectionError{},
+			retry.RetryableHTTPStatusCode{Codes: map[int]struct{}{500: {}, 502: {}, 503: {}, 504: {}}}}
+	})
+}
 
 func (s *Counters) key(key string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: key}}

@@ -82,8 +82,9 @@
 //     holds the item) is retried too; ThrottlingError and ProvisionedThroughputExceeded
 //     are ErrThrottled, and other reasons an error.
 //
-// Attempts are bounded as for one counter (3, then ErrContention), SDK retries are off,
-// and a reply lost after DynamoDB committed may consume once. An UpdateItem on an item
+// Attempts are bounded as for one counter (3, then ErrContention). The SDK retries a
+// transaction once when its reply was lost or an HTTP 5xx: the call's ClientRequestToken,
+// which the SDK sets once for all its retries, makes DynamoDB apply it at most once. An UpdateItem on an item
 // that a transaction holds fails with TransactionConflictException; the single-counter
 // path retries it like a failed condition. Concurrent transactions on one item
 // conflict where concurrent ADDs would not, so one tenant-scope item decided by many
@@ -127,13 +128,16 @@
 //	                     keyrev (N): bumped when a key is added or deleted
 //	pk = "key#<sha256>"  doc (S): the key record JSON; tenant (S): its tenant id
 //
-// Replace is one UpdateItem conditioned on version, with ALL_OLD returned on failure to
-// tell a missing tenant from a stale version without a read. Key writes are
-// transactions (TransactWriteItems) over the key item and its tenant item, so the
-// tenant's list and the lookup items never disagree; Delete removes the tenant and all
-// its key items in one transaction conditioned on version and keyrev, so a key added
-// meanwhile cannot outlive it. LookupKey is one strongly consistent GetItem by hash:
-// a revocation takes effect at once.
+// Key writes and Delete are transactions that the client's SDK retries as it retries
+// every call (its default: throttles, 5xx, lost replies); their ClientRequestToken
+// makes a retry apply once (TestTransactionRetriedOnce). Replace is one UpdateItem
+// conditioned on version, with ALL_OLD returned on failure to tell a missing tenant
+// from a stale version without a read. Key writes are transactions (TransactWriteItems)
+// over the key item and its tenant item, so the tenant's list and the lookup items
+// never disagree; Delete removes the tenant and all its key items in one transaction
+// conditioned on version and keyrev, so a key added meanwhile cannot outlive it.
+// LookupKey is one strongly consistent GetItem by hash: a revocation takes effect at
+// once.
 //
 // List is a strongly consistent Scan filtered on the "tenant#" prefix: the order is
 // DynamoDB's (stable, not by id), and the page token encodes the key the scan resumes

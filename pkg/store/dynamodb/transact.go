@@ -68,7 +68,7 @@ func (s *Counters) transact(ctx context.Context, ks []counter, now, cost int64, 
 	if err != nil {
 		return false, err
 	}
-	out, err := s.api.TransactWriteItems(ctx, in, noRetry)
+	out, err := s.api.TransactWriteItems(ctx, in, retryLost)
 	var canceled *types.TransactionCanceledException
 	switch {
 	case err == nil && allowed: // every condition held: outs is the decision
