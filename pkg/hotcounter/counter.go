@@ -98,6 +98,15 @@ func (e *counter) throttledCold(now int64) {
 	}
 }
 
+// busy turns the counter hot for hotHold, as a rate above the threshold does.
+func (e *counter) busy(now int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.eligible {
+		e.hotUntil = max(e.hotUntil, now+hotHold)
+	}
+}
+
 // decided records Next's answer to a cold decision, so that a throttled reservation
 // knows whether the counter was used up.
 func (e *counter) decided(d limiter.Decision) {

@@ -9,7 +9,8 @@
 // second (50 by default, measured over 250 ms windows on the instants passed to
 // Decide, never the wall clock), or until Next answers a decision that includes it with
 // store.ErrThrottled (DynamoDB does not say which item it throttled, so every
-// eligible counter of that decision turns hot, for 30 s). A decision whose counters are
+// eligible counter of that decision turns hot, for 30 s), or with a Config.Retryable
+// error (the dynamodb store's ErrContention: hot for 1 s, as a busy counter). A decision whose counters are
 // all cold is one Next.Decide of all of them: exact, atomic, one round trip, as
 // without this package.
 //
