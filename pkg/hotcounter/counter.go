@@ -20,16 +20,19 @@ type counter struct {
 	mu        sync.Mutex
 	reserving chan struct{} // a token: capacity 1
 	set       *limiter.Set
-	eligible  bool  // every rule of set may be leased (see eligible)
-	capacity  int64 // the least capacity of set's rules: the largest reservation
-	maxWait   int64 // the longest backoff after a denied reservation
-	meter     meter
-	hotUntil  int64
-	lease     lease
-	gen       uint64           // bumped by every lease taken
-	last      limiter.Decision // Next's last answer on the counter (a reservation's, or a cold decision's)
-	retryAt   int64            // no reservation before, after a denial
-	denials   int              // consecutive denied reservations
+	eligible  bool // every rule of set may be leased (see eligible)
+	// refundable: set is windows only, so an unspent lease may be given back to Next
+	// (see Refunder) while its window lasts.
+	refundable bool
+	capacity   int64 // the least capacity of set's rules: the largest reservation
+	maxWait    int64 // the longest backoff after a denied reservation
+	meter      meter
+	hotUntil   int64
+	lease      lease
+	gen        uint64           // bumped by every lease taken
+	last       limiter.Decision // Next's last answer on the counter (a reservation's, or a cold decision's)
+	retryAt    int64            // no reservation before, after a denial
+	denials    int              // consecutive denied reservations
 	// After a throttled reservation: no call before throttledUntil, and the lease time
 	// is doubled per level (up to maxLevel), a level lost per throttleDecay without
 	// a throttle.
@@ -39,9 +42,10 @@ type counter struct {
 
 func newCounter() *counter { return &counter{reserving: make(chan struct{}, 1)} }
 
-// lease is units reserved in Next and not yet spent, usable until expires (exclusive).
+// lease is units reserved in Next at the instant at and not yet spent, usable until
+// expires (exclusive).
 type lease struct {
-	units, expires int64
+	units, expires, at int64
 }
 
 // observe records a decision of cost at now, moving to set when it changed, and turns
@@ -65,12 +69,13 @@ func (e *counter) observe(set *limiter.Set, now, cost int64, p *params, st *stat
 func (e *counter) adopt(set *limiter.Set, p *params, st *stats) {
 	old := e.set
 	e.set = set
-	if old != nil && sameRules(old, set) {
+	if old != nil && limiter.SameRules(old, set) {
 		return
 	}
 	st.lost.Add(e.lease.units)
 	e.lease, e.hotUntil, e.last, e.retryAt, e.denials = lease{}, 0, limiter.Decision{}, 0, 0
 	e.eligible = eligible(set)
+	e.refundable = e.eligible && !hasBucket(set)
 	_, e.capacity = leastCapacity(set)
 	e.maxWait = maxWait(set, p.leaseTime)
 }
@@ -90,6 +95,15 @@ func (e *counter) throttledCold(now int64) {
 	if e.eligible {
 		e.hotUntil = max(e.hotUntil, now+throttleHold)
 		e.level, e.lastThrottle = max(e.level, 1), now
+	}
+}
+
+// busy turns the counter hot for hotHold, as a rate above the threshold does.
+func (e *counter) busy(now int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.eligible {
+		e.hotUntil = max(e.hotUntil, now+hotHold)
 	}
 }
 
@@ -170,18 +184,6 @@ func (e *counter) expiry(now, leaseTime int64) int64 {
 		end = min(end, we)
 	}
 	return end
-}
-
-func sameRules(a, b *limiter.Set) bool {
-	if a.Len() != b.Len() {
-		return false
-	}
-	for i := range a.Len() {
-		if a.Rule(i) != b.Rule(i) {
-			return false
-		}
-	}
-	return true
 }
 
 // meterWindow is the span over which a counter's rate is measured: short, so that a

@@ -27,14 +27,19 @@ func (s *Store) decide(ctx context.Context, cs []store.Counter, es []*counter, n
 	return s.hybrid(ctx, cs, es, hot, now, cost, outs)
 }
 
-// afterCold records what Next said of the cold counters among es: each one's Decision,
-// and when the call was throttled, that they are hot (which item DynamoDB throttled is
-// not part of the error, and a hot counter writes less).
+// afterCold records what Next said of the cold counters among es: each one's Decision;
+// when the call was throttled, that they are hot (which item DynamoDB throttled is not
+// part of the error, and a hot counter writes less); when it failed with a Retryable
+// error (the dynamodb store's ErrContention: the items kept changing under it), that
+// they are hot too, as a busy counter is, since leases write less often.
 func (s *Store) afterCold(err error, es []*counter, hot []bool, now int64, outs []limiter.Decision) {
 	throttled := errors.Is(err, store.ErrThrottled)
+	contended := err != nil && !throttled && s.p.retryable(err)
 	for i, e := range es {
 		switch {
 		case hot[i]:
+		case contended:
+			e.busy(now)
 		case throttled:
 			e.throttledCold(now)
 		case err == nil:

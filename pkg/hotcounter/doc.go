@@ -9,7 +9,8 @@
 // second (50 by default, measured over 250 ms windows on the instants passed to
 // Decide, never the wall clock), or until Next answers a decision that includes it with
 // store.ErrThrottled (DynamoDB does not say which item it throttled, so every
-// eligible counter of that decision turns hot, for 30 s). A decision whose counters are
+// eligible counter of that decision turns hot, for 30 s), or with a Config.Retryable
+// error (the dynamodb store's ErrContention: hot for 1 s, as a busy counter). A decision whose counters are
 // all cold is one Next.Decide of all of them: exact, atomic, one round trip, as
 // without this package.
 //
@@ -30,7 +31,16 @@
 // in, for every fixed or sliding window of the set (a unit of one window spent in the
 // next would over-admit), and for a set with a token bucket L after it was taken
 // (Config.LeaseTime, 200 ms by default; see Bounds). Units not spent by then are lost:
-// they are what the false denials are made of.
+// they are what the false denials are made of. When Next is a Refunder (the dynamodb
+// store), a window set's lease whose counter saw no decision for L is given back to
+// Next (its units subtracted from the window they were counted in) by the next
+// decision this instance makes on any counter, at most 4 leases per decision and one
+// round of them per L; so an instance that went hot and then idle does not hold its
+// units until a daily window's end. An instance frozen or reaped before that gives
+// nothing back. A lease belongs to its counter's rules'
+// content, not to the *limiter.Set object: a set compiled again from the same rules (a
+// tenant reloaded, another API key of the tenant) keeps the lease, and a reservation in
+// flight meanwhile is still the counter's; other rules drop it.
 //
 // B is what this instance spends in L/2 at its rate of the last 250 ms, at least 1 and
 // at most a tenth of the set's least capacity. When Next denies a reservation the

@@ -61,7 +61,11 @@ func (e *counter) take(ctx context.Context, s *Store, c store.Counter, now, cost
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.settle(r, d, err, s)
+	w, d, err = e.settle(r, d, err, s)
+	if e.lease.units > 0 && e.refundable {
+		s.held.add(e, c.Key)
+	}
+	return w, d, err
 }
 
 // fromLease answers from the lease alone when it can (done): cost withdrawn from it, a
@@ -109,7 +113,7 @@ func (e *counter) plan(set *limiter.Set, now, cost, leaseTime int64) reservation
 // a local denial when Next last said the counter was used up, else as the error. The
 // old units go back to the lease unless the request got them; e.mu is held.
 func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store) (withdrawal, limiter.Decision, error) {
-	if e.set != r.set { // the rules changed meanwhile: what was reserved under them is lost
+	if !limiter.SameRules(e.set, r.set) { // the rules changed meanwhile: what was reserved under them is lost
 		s.stats.lost.Add(r.old)
 		if err == nil && d.Allowed {
 			s.stats.lost.Add(r.want)
@@ -138,7 +142,7 @@ func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store)
 	}
 	e.last = d
 	e.gen++
-	e.lease = lease{units: r.want - r.need, expires: e.expiry(r.now, r.leaseTime)}
+	e.lease = lease{units: r.want - r.need, expires: e.expiry(r.now, r.leaseTime), at: r.now}
 	e.denials, e.retryAt = max(e.denials-1, 0), 0
 	if e.level > 0 && r.now-e.lastThrottle > throttleDecay {
 		e.level, e.lastThrottle = e.level-1, r.now

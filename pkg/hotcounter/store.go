@@ -57,10 +57,13 @@ type params struct {
 // through, hot ones are served from instance-local leases; see the package doc. Create
 // it with New; it is safe for concurrent use.
 type Store struct {
-	next  store.Counters
-	p     params
-	table *table
-	stats stats
+	next         store.Counters
+	refunder     Refunder // next, when it is one
+	p            params
+	table        *table
+	stats        stats
+	held         held         // the counters holding leases that may be given back
+	nextGiveBack atomic.Int64 // no give-back of idle leases before
 }
 
 // New returns a Store in front of next.
@@ -82,7 +85,8 @@ func New(next store.Counters, cfg Config) *Store {
 	if cfg.MaxEntries <= 0 {
 		cfg.MaxEntries = DefaultMaxEntries
 	}
-	return &Store{next: next, p: p, table: newTable(cfg.MaxEntries)}
+	r, _ := next.(Refunder)
+	return &Store{next: next, refunder: r, p: p, table: newTable(cfg.MaxEntries)}
 }
 
 // Next returns the store the Store is in front of.
@@ -119,6 +123,7 @@ func (s *Store) Decide(ctx context.Context, cs []store.Counter, now, cost int64,
 		err := s.decide(ctx, cs, es, at, cost, outs)
 		if err == nil {
 			s.stats.decisions.Add(1)
+			s.giveBackIdle(ctx, at)
 			return nil
 		}
 		if !errors.Is(err, store.ErrThrottled) && !s.p.retryable(err) || attempt == retriesNoDue && !hasDeadline(ctx) {
@@ -178,12 +183,13 @@ type Stats struct {
 	Leased       int64 // decisions allowed from leases (one per decision, however many hot counters)
 	LocalDenials int64 // hot decisions denied locally while backing off
 	Lost         int64 // leased units that expired or were dropped unspent
+	Returned     int64 // leased units given back unspent (see Refunder)
 	MaxLease     int64 // the largest lease taken, in units
 }
 
 type stats struct {
 	decisions, calls, reservations, reserved, denied, throttled atomic.Int64
-	leased, localDenials, lost, maxLease                        atomic.Int64
+	leased, localDenials, lost, maxLease, returned              atomic.Int64
 }
 
 func (st *stats) lease(reserved, units int64) {
@@ -201,5 +207,5 @@ func (s *Store) Stats() Stats {
 	st := &s.stats
 	return Stats{Decisions: st.decisions.Load(), Calls: st.calls.Load(), Reservations: st.reservations.Load(), Reserved: st.reserved.Load(),
 		Denied: st.denied.Load(), Throttled: st.throttled.Load(), Leased: st.leased.Load(),
-		LocalDenials: st.localDenials.Load(), Lost: st.lost.Load(), MaxLease: st.maxLease.Load()}
+		LocalDenials: st.localDenials.Load(), Lost: st.lost.Load(), Returned: st.returned.Load(), MaxLease: st.maxLease.Load()}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -42,7 +44,8 @@ type CountersConfig struct {
 	// TTLMargin is added to the instant a key's state goes idle to set its expires_at;
 	// 0 means 1 minute.
 	TTLMargin time.Duration
-	// MaxGuesses bounds the per-key states remembered as guesses; 0 means 100000.
+	// MaxGuesses bounds the per-key states remembered as guesses (the least recently
+	// used is forgotten first); 0 means 100000.
 	MaxGuesses int
 }
 
@@ -52,7 +55,7 @@ type Counters struct {
 	api     CountersAPI
 	table   string
 	margin  int64
-	guesses guessCache
+	guesses *guessCache
 	stats   counters
 }
 
@@ -110,12 +113,26 @@ func NewCounters(api CountersAPI, table string, cfg CountersConfig) *Counters {
 	if cfg.MaxGuesses <= 0 {
 		cfg.MaxGuesses = 100_000
 	}
-	return &Counters{api: api, table: table, margin: cfg.TTLMargin.Microseconds(),
-		guesses: guessCache{max: cfg.MaxGuesses, m: map[string]guess{}}}
+	return &Counters{api: api, table: table, margin: cfg.TTLMargin.Microseconds(), guesses: newGuessCache(cfg.MaxGuesses)}
 }
 
-// noRetry turns the SDK's retries off: a retry after a lost reply would consume twice.
+// noRetry turns the SDK's retries off: a retry of an UpdateItem after a lost reply
+// would consume twice.
 func noRetry(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }
+
+// retryLost lets the SDK retry a TransactWriteItems once when its reply was lost (a
+// connection error) or an HTTP 5xx, after at most 10 ms: the SDK fills the call's
+// ClientRequestToken in once, before its retries, and DynamoDB applies a transaction
+// whose token it has seen (for 10 minutes) at most once, so the retry consumes once.
+// Throttles and conflicts are not retried here: the Counters and the hot counters
+// handle those.
+func retryLost(o *dynamodb.Options) {
+	o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+		so.MaxAttempts, so.MaxBackoff, so.RateLimiter = 2, 10*time.Millisecond, ratelimit.None
+		so.Retryables = []retry.IsErrorRetryable{retry.RetryableConnectionError{},
+			retry.RetryableHTTPStatusCode{Codes: map[int]struct{}{500: {}, 502: {}, 503: {}, 504: {}}}}
+	})
+}
 
 func (s *Counters) key(key string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: key}}
@@ -144,8 +161,8 @@ func (s *Counters) decideOne(ctx context.Context, key string, set *limiter.Set, 
 		return limiter.Decision{}, err
 	}
 	guess := s.guesses.get(key, set)
-	for range maxAttempts {
-		d, old, err := s.attempt(ctx, key, set, names, guess, now, cost)
+	for n := range maxAttempts {
+		d, old, err := s.attempt(ctx, key, set, names, guess, now, cost, n > 0)
 		if err != nil || d != nil {
 			if d != nil {
 				return *d, nil
@@ -159,9 +176,9 @@ func (s *Counters) decideOne(ctx context.Context, key string, set *limiter.Set, 
 
 // attempt sends one UpdateItem built from guess. It returns the decision when it is
 // known, or else the true state to guess from next.
-func (s *Counters) attempt(ctx context.Context, key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64) (*limiter.Decision, []limiter.State, error) {
+func (s *Counters) attempt(ctx context.Context, key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, retry bool) (*limiter.Decision, []limiter.State, error) {
 	probe, _ := set.Decide(cloneStates(guess), now, cost)
-	in, err := s.updateInput(key, set, names, guess, now, cost, !probe.Allowed)
+	in, keepsL, err := s.updateInput(key, set, names, guess, now, cost, attemptKind{probe: !probe.Allowed, retry: retry})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,6 +212,7 @@ func (s *Counters) attempt(ctx context.Context, key string, set *limiter.Set, na
 	}
 	switch {
 	case failed == nil: // written: states is the new state
+		keepLast(states, old, keepsL)
 		s.guesses.put(key, set, states)
 		s.stats.decided()
 		return &d, nil, nil
@@ -215,10 +233,10 @@ func capacities(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 }
 
 // updateInput builds the UpdateItem of one attempt; a probe's condition always fails.
-func (s *Counters) updateInput(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (*dynamodb.UpdateItemInput, error) {
-	w, err := s.write(key, set, names, guess, now, cost, probe)
+func (s *Counters) updateInput(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, kind attemptKind) (*dynamodb.UpdateItemInput, uint8, error) {
+	w, keepsL, err := s.write(key, set, names, guess, now, cost, kind)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(s.table),
@@ -230,13 +248,29 @@ func (s *Counters) updateInput(key string, set *limiter.Set, names []string, gue
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
-	}, nil
+	}, keepsL, nil
+}
+
+// attemptKind is what sort of write an attempt sends: a probe (its condition always
+// fails), a retry after a failed one (see plan.leavesL).
+type attemptKind struct{ probe, retry bool }
+
+// keepLast sets the l of each rule whose write left l alone (a bit of keepsL) in
+// states back to before's: the stored l is as it was, and a guess's l must never be
+// later than the stored one (see plan.leavesL).
+func keepLast(states, before []limiter.State, keepsL uint8) {
+	for i := range states {
+		if keepsL&(1<<i) != 0 {
+			states[i].Last = before[i].Last
+		}
+	}
 }
 
 // write builds the condition and update of one key's write from guess (see the
-// package doc); a probe's condition always fails.
-func (s *Counters) write(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, probe bool) (expr.Write, error) {
-	var p plan
+// package doc), and reports which rules' updates leave l alone (plan.keepsL); a
+// probe's condition always fails.
+func (s *Counters) write(key string, set *limiter.Set, names []string, guess []limiter.State, now, cost int64, kind attemptKind) (expr.Write, uint8, error) {
+	p := plan{retry: kind.retry}
 	for i := range names {
 		p.planRule(set, i, names[i], &guess[i], now, cost)
 	}
@@ -245,15 +279,15 @@ func (s *Counters) write(key string, set *limiter.Set, names []string, guess []l
 	// is injected, as in tests), plus the margin.
 	expires := time.Now().Unix() + (p.expires-now+s.margin)/1_000_000 + 1
 	p.update.Set(p.update.Path(attrExpires), p.update.Int(expires))
-	if probe {
+	if kind.probe {
 		pk := p.update.Path(attrKey)
 		p.cond = expr.Exists(pk).And(expr.NotExists(pk))
 	}
 	w, err := p.update.Write(p.cond)
 	if err != nil {
-		return expr.Write{}, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
+		return expr.Write{}, 0, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
 	}
-	return w, nil
+	return w, p.keepsL, nil
 }
 
 // optional is s as an optional field of a request: nil when empty.
@@ -316,43 +350,6 @@ func (s *Counters) Reset(ctx context.Context, key string) error {
 		return classify("dynamodb: reset "+key, err)
 	}
 	return nil
-}
-
-// guessCache remembers the last state seen per key: the guess the next write is
-// built from. It is cleared when full, which costs at most one extra round trip per key.
-type guessCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[string]guess
-}
-
-type guess struct {
-	set    *limiter.Set
-	states []limiter.State
-}
-
-func (c *guessCache) get(key string, set *limiter.Set) []limiter.State {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if g, ok := c.m[key]; ok && g.set == set {
-		return cloneStates(g.states)
-	}
-	return set.NewStates()
-}
-
-func (c *guessCache) put(key string, set *limiter.Set, states []limiter.State) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		clear(c.m)
-	}
-	c.m[key] = guess{set: set, states: cloneStates(states)}
-}
-
-func (c *guessCache) drop(key string) {
-	c.mu.Lock()
-	delete(c.m, key)
-	c.mu.Unlock()
 }
 
 // cloneStates deep-copies states, sliding logs included.

@@ -24,10 +24,17 @@
 //	                                                                   ADD n, REMOVE expired
 //
 // (t is the bucket's theoretical arrival time in units of 1/limit microsecond, an exact
-// integer; every rule also conditions l <= :now and sets l, the clock-skew rule.)
-// Relative updates (ADD, t = t + x) do not conflict with each other, so concurrent
-// instances on one key all succeed while the request fits; absolute SETs on a pinned
-// old value conflict, and the loser retries. The write asks for ALL_OLD both on success
+// integer.) l is the clock-skew rule's latest instant: an absolute SET conditions
+// l <= :at and sets l = :at, at being max(now, the guessed l). A relative update (ADD,
+// t = t + x) conditions and sets l in the same way only on a first attempt whose now is
+// after the guessed l; otherwise (a retry, or a request not after the guessed l) it
+// leaves l alone, with its condition evaluated at max(now, the guessed l). The stored
+// l only grows and a guess's is never later than it, so that condition is never looser
+// than the limiter's on the stored state (a later instant only frees more), and
+// instances whose instants interleave do not conflict on l. Relative updates thus do
+// not conflict with each other: concurrent instances on one key all succeed while the
+// request fits, in at most two attempts. Absolute SETs on a pinned old value conflict,
+// and the loser retries. The write asks for ALL_OLD both on success
 // and on ConditionalCheckFailedException, so the Counters always learns the true state
 // without a read: on success it computes the decision from the old state with
 // pkg/limiter (the result is the limiter's, by construction); on failure it computes it
@@ -75,8 +82,9 @@
 //     holds the item) is retried too; ThrottlingError and ProvisionedThroughputExceeded
 //     are ErrThrottled, and other reasons an error.
 //
-// Attempts are bounded as for one counter (3, then ErrContention), SDK retries are off,
-// and a reply lost after DynamoDB committed may consume once. An UpdateItem on an item
+// Attempts are bounded as for one counter (3, then ErrContention). The SDK retries a
+// transaction once when its reply was lost or an HTTP 5xx: the call's ClientRequestToken,
+// which the SDK sets once for all its retries, makes DynamoDB apply it at most once. An UpdateItem on an item
 // that a transaction holds fails with TransactionConflictException; the single-counter
 // path retries it like a failed condition. Concurrent transactions on one item
 // conflict where concurrent ADDs would not, so one tenant-scope item decided by many
@@ -120,13 +128,16 @@
 //	                     keyrev (N): bumped when a key is added or deleted
 //	pk = "key#<sha256>"  doc (S): the key record JSON; tenant (S): its tenant id
 //
-// Replace is one UpdateItem conditioned on version, with ALL_OLD returned on failure to
-// tell a missing tenant from a stale version without a read. Key writes are
-// transactions (TransactWriteItems) over the key item and its tenant item, so the
-// tenant's list and the lookup items never disagree; Delete removes the tenant and all
-// its key items in one transaction conditioned on version and keyrev, so a key added
-// meanwhile cannot outlive it. LookupKey is one strongly consistent GetItem by hash:
-// a revocation takes effect at once.
+// Key writes and Delete are transactions that the client's SDK retries as it retries
+// every call (its default: throttles, 5xx, lost replies); their ClientRequestToken
+// makes a retry apply once (TestTransactionRetriedOnce). Replace is one UpdateItem
+// conditioned on version, with ALL_OLD returned on failure to tell a missing tenant
+// from a stale version without a read. Key writes are transactions (TransactWriteItems)
+// over the key item and its tenant item, so the tenant's list and the lookup items
+// never disagree; Delete removes the tenant and all its key items in one transaction
+// conditioned on version and keyrev, so a key added meanwhile cannot outlive it.
+// LookupKey is one strongly consistent GetItem by hash: a revocation takes effect at
+// once.
 //
 // List is a strongly consistent Scan filtered on the "tenant#" prefix: the order is
 // DynamoDB's (stable, not by id), and the page token encodes the key the scan resumes

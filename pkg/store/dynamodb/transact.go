@@ -22,6 +22,9 @@ type counter struct {
 	set   *limiter.Set
 	names []string
 	guess []limiter.State
+	// keepsL: the rules whose update in the last transaction left l alone (see
+	// plan.keepsL).
+	keepsL uint8
 }
 
 // decideMany decides a request of cost against several counters at now: one
@@ -37,8 +40,8 @@ func (s *Counters) decideMany(ctx context.Context, cs []store.Counter, now, cost
 		}
 		ks[i] = counter{key: c.Key, set: c.Set, names: names, guess: s.guesses.get(c.Key, c.Set)}
 	}
-	for range maxAttempts {
-		done, err := s.transact(ctx, ks, now, cost, outs)
+	for n := range maxAttempts {
+		done, err := s.transact(ctx, ks, now, cost, outs, n > 0)
 		if err != nil {
 			clear(outs)
 			return err
@@ -55,22 +58,23 @@ func (s *Counters) decideMany(ctx context.Context, cs []store.Counter, now, cost
 // transact sends one TransactWriteItems built from the guesses: the request's writes
 // when the guesses allow it, else a probe whose every condition fails. It reports
 // whether outs holds the decision; if not, the guesses are updated for a retry.
-func (s *Counters) transact(ctx context.Context, ks []counter, now, cost int64, outs []limiter.Decision) (bool, error) {
+func (s *Counters) transact(ctx context.Context, ks []counter, now, cost int64, outs []limiter.Decision, retry bool) (bool, error) {
 	var states [store.MaxCounters][]limiter.State
 	allowed, err := decideAll(ks, states[:len(ks)], now, cost, outs)
 	if err != nil {
 		return false, err
 	}
-	in, err := s.transactInput(ks, now, cost, !allowed)
+	in, err := s.transactInput(ks, now, cost, attemptKind{probe: !allowed, retry: retry})
 	if err != nil {
 		return false, err
 	}
-	out, err := s.api.TransactWriteItems(ctx, in, noRetry)
+	out, err := s.api.TransactWriteItems(ctx, in, retryLost)
 	var canceled *types.TransactionCanceledException
 	switch {
 	case err == nil && allowed: // every condition held: outs is the decision
 		s.stats.add(true, out.ConsumedCapacity...)
 		for i, k := range ks {
+			keepLast(states[i], k.guess, k.keepsL)
 			s.guesses.put(k.key, k.set, states[i])
 		}
 		return true, nil
@@ -142,13 +146,14 @@ func decideAll(ks []counter, states [][]limiter.State, now, cost int64, outs []l
 // its guess gives (the condition and update the single-counter UpdateItem would
 // carry), returning the old item when its condition fails. A probe's conditions all
 // fail, so that every item comes back.
-func (s *Counters) transactInput(ks []counter, now, cost int64, probe bool) (*dynamodb.TransactWriteItemsInput, error) {
+func (s *Counters) transactInput(ks []counter, now, cost int64, kind attemptKind) (*dynamodb.TransactWriteItemsInput, error) {
 	items := make([]types.TransactWriteItem, len(ks))
 	for i, k := range ks {
-		w, err := s.write(k.key, k.set, k.names, k.guess, now, cost, probe)
+		w, keepsL, err := s.write(k.key, k.set, k.names, k.guess, now, cost, kind)
 		if err != nil {
 			return nil, err
 		}
+		ks[i].keepsL = keepsL
 		items[i].Update = &types.Update{
 			TableName:                           aws.String(s.table),
 			Key:                                 s.key(k.key),

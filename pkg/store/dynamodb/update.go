@@ -13,7 +13,22 @@ type plan struct {
 	cond    expr.Cond    // "" until the first require
 	update  expr.Builder // the update's actions, and the placeholders of both
 	expires int64        // microseconds: when every rule's state is idle, at the latest
+	// retry: the write follows one that failed; relative updates then leave l alone.
+	retry bool
+	// keepsL has bit i set when rule i's update is relative (ADD, t = t + x) and
+	// neither conditions nor sets the rule's l (see plan.leavesL): the stored l stays
+	// as it was.
+	keepsL uint8
 }
+
+// leavesL reports whether a relative update of a rule whose guessed l is last leaves
+// l alone rather than conditioning l <= :at and setting it: when the request's instant
+// is not after last (l would not move), or on a retry (another instance moved l past
+// the guess; conditioning again would conflict with every interleaved instant). The
+// update's condition is then evaluated at max(now, last), which is never later than
+// the instant the limiter evaluates the stored state at (the stored l only grows, and
+// a guess's l is never later than it), so it is never looser than the limiter.
+func (p *plan) leavesL(now, last int64) bool { return p.retry || now <= last }
 
 func (p *plan) require(c expr.Cond) {
 	if p.cond != "" {
@@ -42,12 +57,16 @@ func (p *plan) planRule(set *limiter.Set, i int, prefix string, g *limiter.State
 			p.fixed(r, prefix, g, start, end, cost)
 		}
 	case limiter.SlidingWindow:
-		p.sliding(r, prefix, g, now, cost)
+		if p.sliding(r, prefix, g, now, cost) {
+			p.keepsL |= 1 << i
+		}
 	case limiter.SlidingLog:
 		p.log(r, prefix, g, now, cost)
 	default:
 		_, _, tolUS, _ := set.Emission(i)
-		p.bucket(r, prefix, g, now, cost, tolUS+1)
+		if p.bucket(r, prefix, g, now, cost, tolUS+1) {
+			p.keepsL |= 1 << i
+		}
 	}
 }
 
@@ -100,18 +119,21 @@ func (p *plan) clock(prefix string, at int64) {
 }
 
 // sliding: ADD within the window with its previous count pinned, or roll the window.
-func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cost int64) {
+// It reports whether the update leaves l alone (an ADD, see plan.leavesL).
+func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cost int64) bool {
 	ws, c, prev := p.name(prefix, fWindowStart), p.name(prefix, fCount), p.name(prefix, fPrev)
 	period := r.Period.Micros()
 	at := max(now, g.Last)
 	start := at - at%period
-	p.clock(prefix, at)
 	p.expires = max(p.expires, start+2*period)
 	switch g.WindowStart {
 	case start:
 		weighted := g.Prev * (period - (at - start)) / period // <= 1e6 x 31 days: fits int64
 		p.require(ws.Equal(p.num(start)).And(prev.Equal(p.num(g.Prev))).And(c.LessThanEqual(p.num(r.Limit - cost - weighted))))
 		p.update.Add(c, p.num(cost))
+		if p.leavesL(now, g.Last) {
+			return true
+		}
 	case start - period:
 		p.require(ws.Equal(p.num(g.WindowStart)).And(c.Equal(p.num(g.Count))))
 		p.update.Set(ws, p.num(start))
@@ -123,26 +145,34 @@ func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cos
 		p.update.Set(prev, p.num(0))
 		p.update.Set(c, p.num(cost))
 	}
+	p.clock(prefix, at)
+	return false
 }
 
 // bucket: move the scaled TAT forward by cost intervals, relative when the bucket is
-// not full, absolute when it is.
-func (p *plan) bucket(r limiter.Rule, prefix string, g *limiter.State, now, cost, tolUS int64) {
+// not full, absolute when it is. It reports whether the update leaves l alone (a
+// relative one, see plan.leavesL).
+func (p *plan) bucket(r limiter.Rule, prefix string, g *limiter.State, now, cost, tolUS int64) bool {
 	t := p.name(prefix, fTAT)
 	at := max(now, g.Last)
 	period := r.Period.Micros()
 	atL := scaled(at, r.Limit, 0)
 	step := scaled(cost, period, 0) // cost intervals, in units of 1/limit microsecond
-	p.clock(prefix, at)
 	p.expires = max(p.expires, at+tolUS)
 	if g.TAT < at || g.TAT == at && g.TATFrac == 0 {
+		p.clock(prefix, at)
 		p.require(absentOr(t, t.LessThanEqual(p.bigNum(atL))))
 		p.update.Set(t, p.bigNum(sum(atL, step)))
-		return
+		return false
 	}
 	limit := sum(atL, scaled(r.Burst-cost, period, 0))
 	p.require(t.GreaterThan(p.bigNum(atL)).And(t.LessThanEqual(p.bigNum(limit))))
 	p.update.Set(t, t.Plus(p.bigNum(step)))
+	if p.leavesL(now, g.Last) {
+		return true
+	}
+	p.clock(prefix, at)
+	return false
 }
 
 // log: count the cost at this instant in the map, drop expired instants, keep the total.

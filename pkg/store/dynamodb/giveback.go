@@ -1,0 +1,62 @@
+package dynamodb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb/internal/expr"
+)
+
+// GiveBack returns units that were consumed on key under set at the instant at and
+// not spent (a hot counter's lease, pkg/hotcounter): one UpdateItem that subtracts
+// them from every rule's count while every rule is still in the window of at and
+// counts at least units. Only sets of fixed windows (not anchored to a first request)
+// and sliding windows may give back; others are refused with ErrUnsupported. When a
+// window of at has ended, nothing is given back and the error is nil: the units ended
+// with it.
+func (s *Counters) GiveBack(ctx context.Context, key string, set *limiter.Set, at, units int64) error {
+	names, err := s.check(key, set, at, units)
+	if err != nil {
+		return err
+	}
+	var b expr.Builder
+	var cond expr.Cond
+	for i, prefix := range names {
+		r := set.Rule(i)
+		if r.Algorithm != limiter.SlidingWindow && (r.Algorithm != limiter.FixedWindow || r.Anchor == limiter.AnchorFirstRequest) {
+			return fmt.Errorf("dynamodb: give back %q: %w: rule %q is not a fixed or sliding window", key, ErrUnsupported, r.Name)
+		}
+		start, _ := set.Window(i, at)
+		ws, c := b.Path(prefix+fWindowStart), b.Path(prefix+fCount)
+		held := ws.Equal(b.Int(start)).And(c.GreaterThan(b.Int(units - 1)))
+		if cond == "" {
+			cond = held
+		} else {
+			cond = cond.And(held)
+		}
+		b.Add(c, b.Int(-units))
+	}
+	w, err := b.Write(cond)
+	if err != nil {
+		return fmt.Errorf("dynamodb: give back %q: building the update: %w", key, err)
+	}
+	s.guesses.drop(key)
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: s.key(key),
+		ConditionExpression: optional(w.Condition), UpdateExpression: optional(w.Update),
+		ExpressionAttributeNames: w.Names, ExpressionAttributeValues: w.Values,
+	}, noRetry)
+	if errors.As(err, new(*types.ConditionalCheckFailedException)) {
+		return nil // a window ended: its units went with it
+	}
+	if err != nil {
+		return classify("dynamodb: give back "+key, err)
+	}
+	return nil
+}
