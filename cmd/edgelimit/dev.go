@@ -168,7 +168,7 @@ func prepareDev(ctx context.Context, o devOptions, progress io.Writer) (http.Han
 		}
 		describeDemo(progress, demo)
 	}
-	handler, err := devHandler(cfg, stores, o.upstream, progress)
+	handler, err := devHandler(cfg, stores, o, progress)
 	return handler, demo, err
 }
 
@@ -230,7 +230,9 @@ func describeDemo(progress io.Writer, demo devserver.Demo) {
 	}
 }
 
-func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs io.Writer) (http.Handler, error) {
+// devHandler is the gateway of o.upstream with the console, behind devserver.Guard for
+// o.listen.
+func devHandler(cfg config.Config, stores *config.Stores, o devOptions, logs io.Writer) (http.Handler, error) {
 	g, err := gate.New(cfg.GateConfig(stores))
 	if err != nil {
 		return nil, err
@@ -246,8 +248,8 @@ func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs 
 		return nil, err
 	}
 	dc := devserver.Config{Authorizer: auth, Admin: adm}
-	if upstream != "" {
-		if dc.Upstream, err = url.Parse(upstream); err != nil { // checked by devOptions.check
+	if o.upstream != "" {
+		if dc.Upstream, err = url.Parse(o.upstream); err != nil { // checked by devOptions.check
 			return nil, err
 		}
 	}
@@ -255,7 +257,7 @@ func devHandler(cfg config.Config, stores *config.Stores, upstream string, logs 
 	if err != nil {
 		return nil, err
 	}
-	return console.Mount(gw, traffic), nil
+	return devserver.Guard(o.listen, console.Mount(gw, traffic)), nil
 }
 
 // checkLoopback refuses to serve the unauthenticated admin API beyond this machine.

@@ -37,6 +37,7 @@ type Problem struct {
 const (
 	problemInvalidJSON          = "invalid-json"           // 400: the body is not one JSON value
 	problemInvalidParameter     = "invalid-parameter"      // 400: a query parameter or header
+	problemForbidden            = "forbidden"              // 403: edgelimit dev refused the Host or Origin
 	problemNotFound             = "not-found"              // 404: no such tenant, key or route
 	problemMethodNotAllowed     = "method-not-allowed"     // 405
 	problemExists               = "already-exists"         // 409: PUT without If-Match on an existing tenant
@@ -53,6 +54,7 @@ const (
 var problemTitles = map[string]string{
 	problemInvalidJSON:          "The request body is not valid JSON",
 	problemInvalidParameter:     "Invalid request parameter",
+	problemForbidden:            "Not this server's host or origin",
 	problemNotFound:             "Not found",
 	problemMethodNotAllowed:     "Method not allowed",
 	problemExists:               "The tenant already exists",
@@ -67,7 +69,7 @@ var problemTitles = map[string]string{
 }
 
 var problemStatus = map[string]int{
-	problemInvalidJSON: 400, problemInvalidParameter: 400, problemNotFound: 404,
+	problemInvalidJSON: 400, problemInvalidParameter: 400, problemForbidden: 403, problemNotFound: 404,
 	problemMethodNotAllowed: 405, problemExists: 409, problemTooManyKeys: 409,
 	problemPreconditionFailed: 412, problemTooLarge: 413, problemUnsupportedMediaType: 415,
 	problemInvalidField: 422, problemPreconditionRequired: 428, problemInternal: 500,

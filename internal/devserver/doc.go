@@ -19,7 +19,8 @@
 //     rate-limit headers added.
 //
 // /admin/... is the admin API (internal/admin) without authentication: serve it on a
-// loopback address only.
+// loopback address only, behind Guard, which refuses the requests of web pages (a Host
+// that is not loopback's, a browser's write from another origin).
 //
 // EnsureDemo prepares the demo tenant and its one demo key, replacing the key an
 // earlier start issued (found again through the tenant's metadata).

@@ -49,7 +49,7 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP routes /admin/ to the admin API and decides every other request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
+	if isAdminPath(r.URL.Path) {
 		s.admin.ServeHTTP(w, r)
 		return
 	}
@@ -65,6 +65,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		headers.For(res, s.auth.KeyHeader()).Write(w) // the rate-limit fields; the upstream answers
 		s.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)))
 	}
+}
+
+// isAdminPath reports whether path is the admin API's: /admin or under /admin/.
+func isAdminPath(path string) bool {
+	return path == "/admin" || strings.HasPrefix(path, "/admin/")
 }
 
 func allowed(resp events.APIGatewayCustomAuthorizerResponse) bool {
