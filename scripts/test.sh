@@ -10,6 +10,9 @@ RACE_PACKAGES=(./pkg/... ./internal/...)
 # Tests whose latency assertions are skipped under -race (it slows everything down):
 # run again without it, so that the latency budget is checked.
 TIMED_TESTS=(-run 'TestFaultsOnSharedStores' ./internal/authorizer)
+# A flood of 200,000 unknown keys through the Upstash stores: skipped under -race (too
+# slow there), run again without.
+FLOOD_TESTS=(-run 'TestUnknownKeysRunNoScript' ./pkg/store/upstash)
 # The hot counters' 60 s simulation (which checks the table in docs/backends.md) and
 # real-time load on DynamoDB Local: shortened or skipped under -race, run again without.
 HOT_TESTS=(-run 'TestSimulation|TestHotTenantOnDynamoDBLocal' ./pkg/hotcounter)
@@ -52,6 +55,7 @@ step gofmt check_gofmt
 step "go test -race ${RACE_PACKAGES[*]}" go test -race -count=1 "${RACE_PACKAGES[@]}"
 step "go test (latency, without -race)" go test -count=1 "${TIMED_TESTS[@]}"
 step "go test (hot counters, without -race)" go test -count=1 "${HOT_TESTS[@]}"
+step "go test (unknown keys, without -race)" go test -count=1 "${FLOOD_TESTS[@]}"
 for tag in "${BACKEND_TAGS[@]}"; do
 	step "go test -tags $tag ./internal/config" go test -count=1 -tags "$tag" ./internal/config
 done

@@ -46,10 +46,10 @@ func TestCheckNamesLetsKnownAndScriptNamesPass(t *testing.T) {
 	}
 }
 
-// readmeNames are the EDGELIMIT_* names of the README's Configuration table.
+// readmeNames are the EDGELIMIT_* names of the Configuration table (docs/reference.md).
 func readmeNames(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func readmeNames(t *testing.T) []string {
 		}
 	}
 	if len(names) < 20 {
-		t.Fatalf("found %d EDGELIMIT_* names in the README's Configuration table: %v", len(names), names)
+		t.Fatalf("found %d EDGELIMIT_* names in the Configuration table of docs/reference.md: %v", len(names), names)
 	}
 	return names
 }

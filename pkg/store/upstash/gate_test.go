@@ -108,6 +108,9 @@ func (s *scriptSpotter) RoundTrip(req *http.Request) (*http.Response, error) {
 // against upstash-local, which refuses a key-locked script that touches an undeclared
 // key. Each is refused with one request, none of them a script.
 func TestUnknownKeysRunNoScript(t *testing.T) {
+	if raceEnabled {
+		t.Skip("200,000 requests: run without -race (scripts/test.sh)")
+	}
 	n := 200_000
 	if testing.Short() {
 		n = 20_000
