@@ -68,6 +68,15 @@ func until(ctx context.Context, t *testing.T, what, predicate string) {
 	}
 }
 
+// clickWhenThere clicks the element that selector finds, once, as soon as there is one:
+// in the page's own JavaScript, in one step, so that a redraw of the page between
+// finding the node and clicking it (the keys table is drawn anew every second) cannot
+// leave the click on a node that is gone, as chromedp.Click's two steps can.
+func clickWhenThere(ctx context.Context, t *testing.T, what, selector string) {
+	t.Helper()
+	until(ctx, t, what, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (!e) return false; e.click(); return true })()`, selector))
+}
+
 // screenshot is where TestConsoleInBrowser writes its screenshot: `make screenshot`
 // passes docs/console.png; by default a file of the test's temporary folder, so that
 // no test rewrites a tracked file.
@@ -182,25 +191,18 @@ func checkRevokeAsks(t *testing.T, tab context.Context, base, key string) {
 	t.Helper()
 	keyID := keyIDOf(t, base, key)
 	row := fmt.Sprintf(`#keys tr[data-key=%q]`, keyID)
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(row+" button.revoke"))); err != nil {
-		t.Fatal(err)
-	}
+	clickWhenThere(tab, t, "Revoke", row+" button.revoke")
 	until(tab, t, "the confirmation", fmt.Sprintf(`!!document.querySelector(%q)`, row+" button.confirm-revoke"))
 	if resp := do(t, "GET", base+"/hello", key, ""); resp.StatusCode == http.StatusUnauthorized {
 		t.Fatal("the key was revoked before the confirmation")
 	}
-	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(row+" button.cancel-revoke"))); err != nil {
-		t.Fatal(err)
-	}
+	clickWhenThere(tab, t, "Cancel", row+" button.cancel-revoke")
 	until(tab, t, "the key kept", fmt.Sprintf(`!!document.querySelector(%q) && !document.querySelector(%q)`, row+" button.revoke", row+" button.confirm-revoke"))
 	if keyRevoked(t, base, keyID) {
 		t.Fatal("Cancel revoked the key")
 	}
-	err := chromedp.Do(tab, chromedp.Click(chromedp.CSS(row+" button.revoke")), chromedp.WaitVisible(chromedp.CSS(row+" button.confirm-revoke")),
-		chromedp.Click(chromedp.CSS(row+" button.confirm-revoke")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	clickWhenThere(tab, t, "Revoke", row+" button.revoke")
+	clickWhenThere(tab, t, "the confirmation", row+" button.confirm-revoke")
 	until(tab, t, "the key revoked", fmt.Sprintf(`document.querySelector(%q).textContent.includes("revoked")`, row))
 	if !keyRevoked(t, base, keyID) {
 		t.Fatal("the page shows the key revoked; the admin API does not")
