@@ -222,18 +222,23 @@ func TestErrorReplies(t *testing.T) {
 					t.Errorf("err = %#v, want a WRONGTYPE upstashrest.CommandError for GET", err)
 				}
 			}},
-		{"429", reply(429, "Too Many Requests"), func(t *testing.T, err error) {
+		{"429 with the server's error", reply(429, `{"error":"ERR max requests limit exceeded.\nLimit: 10000"}`), func(t *testing.T, err error) {
 			var se *upstashrest.StatusError
 			if !errors.As(err, &se) || se.StatusCode != 429 || se.Command != "GET" ||
-				err.Error() != "upstash: GET: HTTP 429: Too Many Requests" {
-				t.Errorf("err = %q (%#v), want a upstashrest.StatusError 429 naming GET", err, err)
+				err.Error() != "upstash: GET: HTTP 429: ERR max requests limit exceeded. Limit: 10000" {
+				t.Errorf("err = %q (%#v), want a upstashrest.StatusError 429 naming GET with the server's line", err, err)
+			}
+		}},
+		{"429 with a bare text", reply(429, "Too Many Requests"), func(t *testing.T, err error) {
+			if err.Error() != "upstash: GET: HTTP 429: (a body of 17 bytes that is not an Upstash error)" {
+				t.Errorf("err = %q, want the body's length, not its text", err)
 			}
 		}},
 		{"HTML 500 page", reply(500, htmlPage), func(t *testing.T, err error) {
 			var se *upstashrest.StatusError
-			if !errors.As(err, &se) || se.StatusCode != 500 || !strings.Contains(se.Snippet, "Oops") ||
-				strings.Contains(se.Snippet, "\n") || errors.Is(err, upstashrest.ErrMalformedReply) {
-				t.Errorf("err = %#v, want a upstashrest.StatusError 500 quoting the page on one line", err)
+			if !errors.As(err, &se) || se.StatusCode != 500 || strings.Contains(err.Error(), "Oops") ||
+				!strings.Contains(se.Snippet, "93 bytes") || errors.Is(err, upstashrest.ErrMalformedReply) {
+				t.Errorf("err = %#v, want a upstashrest.StatusError 500 giving the page's length, not its text", err)
 			}
 		}},
 		{"400 that is not JSON", reply(400, "Bad Request"), func(t *testing.T, err error) {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/edgelimit/edgelimit/internal/redact"
 )
 
 // decodeReply maps a single command's HTTP status and body to its Reply or an error.
@@ -16,13 +18,13 @@ func decodeReply(status int, body []byte, name string) (Reply, error) {
 	case http.StatusOK:
 		return parseOne(body, name)
 	case http.StatusUnauthorized:
-		return Reply{}, fmt.Errorf("%w: %s", ErrUnauthorized, snippet(body))
+		return Reply{}, fmt.Errorf("%w: %s", ErrUnauthorized, serverLine(body))
 	case http.StatusBadRequest:
 		if _, err := parseOne(body, name); errors.As(err, new(*CommandError)) {
 			return Reply{}, err
 		}
 	}
-	return Reply{}, &StatusError{Command: name, StatusCode: status, Snippet: snippet(body)}
+	return Reply{}, &StatusError{Command: name, StatusCode: status, Snippet: serverLine(body)}
 }
 
 // decodeBatch maps the HTTP status and body of a /pipeline or /multi-exec request of
@@ -42,7 +44,7 @@ func decodeBatch(status int, body []byte, path string, n int) ([]Result, error) 
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(body, &items); err != nil {
-		return nil, malformed("%s: want an array of %d results: %v in %q", path, n, err, snippet(body))
+		return nil, malformed("%s: want an array of %d results: %v in %d bytes", path, n, redact.JSON(err), len(body))
 	}
 	if len(items) != n {
 		return nil, malformed("%s: %d results, want %d", path, len(items), n)
@@ -70,10 +72,10 @@ type envelope struct {
 func parseOne(body []byte, command string) (Reply, error) {
 	var e envelope
 	if err := json.Unmarshal(body, &e); err != nil {
-		return Reply{}, malformed("want an object with result or error: %v in %q", err, snippet(body))
+		return Reply{}, malformed("want an object with result or error: %v in %d bytes", redact.JSON(err), len(body))
 	}
 	if e.Error != nil {
-		return Reply{}, &CommandError{Command: command, Message: *e.Error}
+		return Reply{}, &CommandError{Command: command, Message: oneLine(*e.Error)}
 	}
 	if e.Result == nil {
 		return Reply{}, malformed("object has neither result nor error")
@@ -82,7 +84,7 @@ func parseOne(body []byte, command string) (Reply, error) {
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
-		return Reply{}, malformed("result: %v", err)
+		return Reply{}, malformed("result: %v", redact.JSON(err))
 	}
 	return toReply(v)
 }
@@ -98,7 +100,7 @@ func toReply(v any) (Reply, error) {
 	case json.Number:
 		n, err := strconv.ParseInt(string(v), 10, 64)
 		if err != nil {
-			return Reply{}, malformed("number %s is not an int64", v)
+			return Reply{}, malformed("a number of %d characters is not an int64", len(v))
 		}
 		return Reply{kind: KindInt, n: n}, nil
 	case []any:
@@ -127,4 +129,19 @@ func decodeBase64(s string) string {
 		return s
 	}
 	return string(b)
+}
+
+// serverLine is what an error quotes of the body of an answer other than 200: the
+// server's own error text when the body is an Upstash error ({"error": "..."}), on
+// one bounded line; for any other body (a proxy's page, a bare text), only its
+// length, as the body may echo what was sent or stored.
+func serverLine(body []byte) string {
+	var e envelope
+	if json.Unmarshal(body, &e) == nil && e.Error != nil {
+		return oneLine(*e.Error)
+	}
+	if len(body) == 0 {
+		return "(empty body)"
+	}
+	return fmt.Sprintf("(a body of %d bytes that is not an Upstash error)", len(body))
 }

@@ -47,6 +47,15 @@
 // and errors.As: ErrUnauthorized, *CommandError (see IsNoScript), *StatusError,
 // ErrMalformedReply, and context or transport errors, wrapped.
 //
+// No error quotes the bytes of a reply, since they are stored data (a key record, a
+// tenant document, a counter) and errors end in the decision log's reason: a
+// malformed reply is described by its shape (Reply.Shape: the kinds and lengths), a
+// JSON fault by its offset and kinds, a body by its length. The one text quoted is
+// the server's own error message, the "error" of an Upstash answer ("ERR ...",
+// "NOSCRIPT ..."), in a CommandError, a StatusError or after ErrUnauthorized, on one
+// line of at most 200 bytes; any other body of an error status (a proxy's page, a
+// bare text) is not the server's message and is given by its length only.
+//
 // Configure with ConfigFromEnv (UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN)
 // and NewClient. Timeouts come from the context of each call.
 package upstashrest

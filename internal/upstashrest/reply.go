@@ -104,7 +104,8 @@ func (r Reply) Int64s() ([]int64, error) {
 	return out, nil
 }
 
-// Format prints the reply for humans (test failures, logs): 42, "text", nil, [1 "a"].
+// Format prints the reply for tests' failures: 42, "text", nil, [1 "a"]. It quotes
+// the reply's bytes, so errors and logs use Shape instead.
 func (r Reply) Format(f fmt.State, verb rune) {
 	switch r.kind {
 	case KindInt:
@@ -123,6 +124,33 @@ func (r Reply) Format(f fmt.State, verb rune) {
 	default:
 		io.WriteString(f, "nil")
 	}
+}
+
+// Shape describes the reply without its bytes, for errors: "nil", "integer",
+// "string of 12 bytes", "array of 2 [string of 12 bytes, nil]" (the elements of an
+// array of at most 4 are described, one level deep).
+func (r Reply) Shape() string {
+	switch r.kind {
+	case KindString:
+		return "string of " + strconv.Itoa(len(r.s)) + " bytes"
+	case KindArray:
+		s := "array of " + strconv.Itoa(len(r.a))
+		if len(r.a) == 0 || len(r.a) > 4 {
+			return s
+		}
+		kinds := make([]string, len(r.a))
+		for i, e := range r.a {
+			kinds[i] = e.kind.String()
+			switch e.kind {
+			case KindString:
+				kinds[i] = e.Shape()
+			case KindArray:
+				kinds[i] = "array of " + strconv.Itoa(len(e.a))
+			}
+		}
+		return s + " [" + strings.Join(kinds, ", ") + "]"
+	}
+	return r.kind.String()
 }
 
 // Result is one command's outcome in a pipeline or a transaction: a Reply, or
@@ -158,7 +186,7 @@ func (e *TypeError) Unwrap() error { return ErrMalformedReply }
 // {"error": "..."}: a syntax error, WRONGTYPE, NOSCRIPT, a Lua error.
 type CommandError struct {
 	Command string // the command's name, e.g. "EVALSHA"; never its arguments
-	Message string // the server's text, e.g. "NOSCRIPT No matching script. Please use EVAL."
+	Message string // the server's text on one line of at most 200 bytes, e.g. "NOSCRIPT No matching script. Please use EVAL."
 }
 
 // Error returns the server's message and the command it answered.
@@ -187,15 +215,17 @@ func IsNoScript(err error) bool {
 }
 
 // StatusError reports an HTTP status other than 200, 400 and 401, such as a 500
-// or a proxy's HTML error page, with a short, printable snippet of the body.
+// or a proxy's HTML error page. Snippet is the server's own error line when the body
+// is an Upstash error ({"error": "ERR ..."}), bounded and on one line; for any other
+// body it is only the body's length, never its bytes.
 type StatusError struct {
 	Command    string // the command's name ("EVALSHA"), or "pipeline" or "multi-exec"
 	StatusCode int
 	Snippet    string
 }
 
-// Error gives the command, the status and a snippet of the body:
-// "upstash: EVALSHA: HTTP 429: ...".
+// Error gives the command, the status and the Snippet:
+// "upstash: EVALSHA: HTTP 429: ERR max requests limit exceeded".
 func (e *StatusError) Error() string {
 	if e.Command == "" {
 		return fmt.Sprintf("upstash: HTTP %d: %s", e.StatusCode, e.Snippet)
@@ -203,26 +233,24 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("upstash: %s: HTTP %d: %s", e.Command, e.StatusCode, e.Snippet)
 }
 
-// snippetLen bounds the body text quoted in errors.
-const snippetLen = 200
+// lineLen bounds the server's error text that errors quote.
+const lineLen = 200
 
-// snippet returns a short, single-line, valid UTF-8 prefix of body for an error message.
-func snippet(body []byte) string {
-	s := strings.ToValidUTF8(string(body[:min(len(body), snippetLen)]), "")
-	s = strings.Map(func(r rune) rune {
+// oneLine returns the server's error text s as a short, single-line, valid UTF-8
+// prefix for an error message.
+func oneLine(s string) string {
+	t := strings.ToValidUTF8(s[:min(len(s), lineLen)], "")
+	t = strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
 			return ' '
 		}
 		return r
-	}, s)
-	s = strings.Join(strings.Fields(s), " ")
-	if len(body) > snippetLen {
-		s += "..."
+	}, t)
+	t = strings.Join(strings.Fields(t), " ")
+	if len(s) > lineLen {
+		t += "..."
 	}
-	if s == "" {
-		return "(empty body)"
-	}
-	return s
+	return t
 }
 
 func malformed(format string, args ...any) error {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/edgelimit/edgelimit/internal/redact"
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -184,7 +185,7 @@ func ListLimit(limit int) int {
 func DecodeRecord(doc string) (apikey.Record, error) {
 	var rec apikey.Record
 	if err := json.Unmarshal([]byte(doc), &rec); err != nil {
-		return apikey.Record{}, fmt.Errorf("tenantstore: stored key record: %w", err)
+		return apikey.Record{}, fmt.Errorf("tenantstore: stored key record of %d bytes: %w", len(doc), redact.JSON(err))
 	}
 	return rec, nil
 }

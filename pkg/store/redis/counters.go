@@ -113,11 +113,28 @@ func (s *Counters) bucketOne(ctx context.Context, key string, set *limiter.Set, 
 
 // run evaluates script and hands its integers to read.
 func (s *Counters) run(ctx context.Context, script *luascript.Script, keys, args []string, read func([]int64) error) error {
-	ints, err := s.c.Eval(ctx, script, keys, args).AsIntSlice()
+	ints, err := scriptInts(s.c.Eval(ctx, script, keys, args))
 	if err != nil {
 		return err
 	}
 	return read(ints)
+}
+
+// scriptInts reads a script's array of integers. An element of another kind is an
+// ErrMalformedReply that names its index and type: unlike rueidis's AsIntSlice, whose
+// parse error quotes a string element, it quotes no byte of the reply.
+func scriptInts(res rueidis.RedisResult) ([]int64, error) {
+	elems, err := res.ToArray()
+	if err != nil {
+		return nil, err
+	}
+	ints := make([]int64, len(elems))
+	for i := range elems {
+		if ints[i], err = elems[i].ToInt64(); err != nil {
+			return nil, fmt.Errorf("%w: element %d: %w", luascript.ErrMalformedReply, i, err)
+		}
+	}
+	return ints, nil
 }
 
 // Reset deletes key's hash and the sorted sets of its sliding logs, which the hash

@@ -38,4 +38,11 @@
 // of ids and key records found by hash alone, which only one slot can hold together.
 // Tenants are few and cached by the authorizer; the counters, which carry the
 // traffic, spread over the slots by tenant.
+//
+// Errors never quote a reply's bytes, which are stored data and end in the decision
+// log's reason: a script's answer of the wrong kind is an ErrMalformedScriptReply that
+// names the element and its RESP type (rueidis's own parse errors name types only),
+// and a stored tenant that does not decode is described by its length and JSON fault.
+// The one text quoted is the server's own error (a *rueidis.RedisError: "WRONGTYPE
+// ...", a Lua error), which is the server's message, not data.
 package redis

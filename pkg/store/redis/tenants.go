@@ -50,7 +50,7 @@ func NewTenants(c *Client, cfg TenantsConfig) (*Tenants, error) {
 type tenantsConn struct{ c *Client }
 
 func (r tenantsConn) Eval(ctx context.Context, script *luascript.Script, keys []string, args ...string) (int64, error) {
-	return r.c.Eval(ctx, script, keys, args).AsInt64()
+	return r.c.Eval(ctx, script, keys, args).ToInt64() // an integer reply, never digits in a string
 }
 
 func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]luascript.Stored, error) {

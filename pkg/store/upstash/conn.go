@@ -43,7 +43,7 @@ func (r restConn) Tenants(ctx context.Context, keys []string) ([]luascript.Store
 		}
 		f, err := stringsOf(res.Reply, true)
 		if err != nil || len(f) != 2 {
-			return nil, fmt.Errorf("%w: HMGET doc version: %v", upstashrest.ErrMalformedReply, res.Reply)
+			return nil, fmt.Errorf("%w: HMGET doc version: %s", upstashrest.ErrMalformedReply, res.Reply.Shape())
 		}
 		out[i] = luascript.Stored{Doc: f[0], Version: f[1], Found: f[0] != ""}
 	}
@@ -62,11 +62,11 @@ func (r restConn) KeyState(ctx context.Context, tenantKey, keysKey string) (luas
 	}
 	head, err := stringsOf(results[0].Reply, true)
 	if err != nil || len(head) != 2 {
-		return luascript.KeyState{}, fmt.Errorf("%w: HMGET version keyrev: %v", upstashrest.ErrMalformedReply, results[0].Reply)
+		return luascript.KeyState{}, fmt.Errorf("%w: HMGET version keyrev: %s", upstashrest.ErrMalformedReply, results[0].Reply.Shape())
 	}
 	flat, err := stringsOf(results[1].Reply, false)
 	if err != nil || len(flat)%2 != 0 {
-		return luascript.KeyState{}, fmt.Errorf("%w: HGETALL: %v", upstashrest.ErrMalformedReply, results[1].Reply)
+		return luascript.KeyState{}, fmt.Errorf("%w: HGETALL: %s", upstashrest.ErrMalformedReply, results[1].Reply.Shape())
 	}
 	st := luascript.KeyState{Version: head[0], Keyrev: head[1], Keys: make(map[string]string, len(flat)/2), Found: head[0] != ""}
 	for i := 0; i < len(flat); i += 2 {

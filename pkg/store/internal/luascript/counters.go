@@ -198,13 +198,31 @@ func ReadOutcomes(ints []int64, outs []limiter.Outcome) error {
 	}
 	for i := range outs {
 		v := ints[5*i : 5*i+5]
-		if v[0] != 0 && v[0] != 1 || v[1] < 0 || v[3] < 0 || v[4] < 0 || (v[0] == 1) != (v[3] == 0) {
-			// A copy, so that the reply, often on the caller's stack, stays there.
-			return fmt.Errorf("%w: rule %d: outcome %v", ErrMalformedReply, i, [5]int64(v))
+		if fault := outcomeFault(v); fault != "" {
+			return fmt.Errorf("%w: rule %d: %s", ErrMalformedReply, i, fault)
 		}
 		outs[i] = limiter.Outcome{Allowed: v[0] == 1, Remaining: v[1], Reset: v[2], RetryAfter: v[3], Delay: v[4]}
 	}
 	return nil
+}
+
+// outcomeFault names what is impossible in a rule's 5 integers (allowed, remaining,
+// reset, retry after, delay), or returns "". It names the field, not its value: the
+// values are a counter's stored state.
+func outcomeFault(v []int64) string {
+	switch {
+	case v[0] != 0 && v[0] != 1:
+		return "allowed is neither 0 nor 1"
+	case v[1] < 0:
+		return "negative remaining"
+	case v[3] < 0:
+		return "negative retry after"
+	case v[4] < 0:
+		return "negative delay"
+	case (v[0] == 1) != (v[3] == 0):
+		return "retry after disagrees with allowed"
+	}
+	return ""
 }
 
 // ResetKeys returns the keys to delete to forget key's state, given the field names

@@ -8,4 +8,9 @@
 // A Script holds a script's two texts, plain and after KeyLockingShebang (Upstash's
 // allow-key-locking, which requires that KEYS declare every key the script touches),
 // and their SHA1s.
+//
+// The reading of replies quotes no stored byte in its errors: a script's impossible
+// answer names the rule and the field at fault, not the counter's values, and a
+// stored tenant that does not decode is described by its length and JSON fault
+// (internal/redact).
 package luascript

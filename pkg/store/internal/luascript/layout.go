@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/edgelimit/edgelimit/internal/redact"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -65,11 +66,11 @@ func (l Layout) KeyKeys(id, hash string) []string {
 func DecodeTenant(doc, version string) (tenant.Tenant, error) {
 	var t tenant.Tenant
 	if err := json.Unmarshal([]byte(doc), &t); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("stored tenant: %w", err)
+		return tenant.Tenant{}, fmt.Errorf("stored tenant of %d bytes: %w", len(doc), redact.JSON(err))
 	}
 	var err error
 	if t.Version, err = strconv.ParseInt(version, 10, 64); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("stored version %q: %w", version, err)
+		return tenant.Tenant{}, redact.Wrap(fmt.Sprintf("stored version of %d bytes is not an int64", len(version)), err)
 	}
 	return t, nil
 }
