@@ -37,7 +37,8 @@ func countedServer(t *testing.T, h http.Handler) (*httptest.Server, *atomic.Int6
 // Regression (a pooled connection kept its last call's deadline, so after a gap longer
 // than the budget it was found "dead" and another dialled: 8 requests 150 ms apart
 // under a 100 ms budget opened 8): production's budget per call, idle gaps longer than
-// it, against upstash-local, at most one TCP connection.
+// it, against upstash-local, at most one TCP connection, and one more for each request
+// that a loaded machine answered after its deadline (net/http closes that connection).
 func TestIdleGapsLongerThanTheBudgetReuseOneConnection(t *testing.T) {
 	local, err := upstashlocal.New(upstashlocal.Config{RedisAddr: testenv.RedisAddr(t), Token: testToken})
 	if err != nil {
@@ -51,6 +52,7 @@ func TestIdleGapsLongerThanTheBudgetReuseOneConnection(t *testing.T) {
 	}
 	tick := time.NewTicker(150 * time.Millisecond)
 	defer tick.Stop()
+	late := 0 // requests that missed their deadline: net/http closes their connection
 	for i := range 8 {
 		if i > 0 {
 			<-tick.C
@@ -58,12 +60,18 @@ func TestIdleGapsLongerThanTheBudgetReuseOneConnection(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		_, err := c.Do(ctx, "PING")
 		cancel()
-		if err != nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			late++ // a machine too loaded to answer in 100 ms, not the bug
+		case err != nil:
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
-	if n := conns.Load(); n > 1 {
-		t.Errorf("8 requests 150 ms apart under a 100 ms budget opened %d TCP connections, want 1", n)
+	if late > 4 {
+		t.Fatalf("%d of 8 requests missed their 100 ms deadline: the machine is too loaded to tell", late)
+	}
+	if n := conns.Load(); n > int64(1+late) {
+		t.Errorf("8 requests 150 ms apart under a 100 ms budget (%d of them late) opened %d TCP connections, want %d", late, n, 1+late)
 	}
 }
 
