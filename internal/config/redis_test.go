@@ -88,7 +88,7 @@ func TestRedisFromEnvironment(t *testing.T) {
 // storing a tenant.
 func decideThrough(t *testing.T, env map[string]string) error {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, st, err := config.Open(ctx, envOf(env), config.Options{})
 	if err != nil {
