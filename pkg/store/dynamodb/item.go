@@ -98,7 +98,7 @@ func intAttr(item map[string]types.AttributeValue, name string) (int64, error) {
 	}
 	v, err := strconv.ParseInt(n.Value, 10, 64)
 	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%s = %q is not a non-negative integer", name, n.Value)
+		return 0, fmt.Errorf("%s (%d digits) is not a non-negative integer", name, len(n.Value))
 	}
 	return v, nil
 }
@@ -123,7 +123,7 @@ func readBucket(item map[string]types.AttributeValue, prefix string, limit int64
 	}
 	q, m := new(big.Int).DivMod(t, big.NewInt(limit), new(big.Int))
 	if !q.IsInt64() || q.Int64() > limiter.MaxTime+limiter.MaxFillMicros {
-		return fmt.Errorf("%s = %s is out of range", prefix+fTAT, n.Value)
+		return fmt.Errorf("%s (%d digits) is out of range", prefix+fTAT, len(n.Value))
 	}
 	st.TAT, st.TATFrac = q.Int64(), m.Int64()
 	return nil
