@@ -76,7 +76,7 @@ var headline = append([]row{
 		"hot counter on DynamoDB Local, round trips per decision", "the DynamoDB store alone", "", nil),
 	ratioRow("authorizer", "BenchmarkInvokeWarm/edgelimit", "BenchmarkInvokeWarm/hello", nsPerOp,
 		"authorizer warm invoke", "hello-world authorizer (aws-lambda-go's types and encoding/json)", "at most 1.0x", atMost(1)),
-	valueRow("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp, "authorizer warm invoke, allocations", "at most 30", atMost(30)),
+	valueRow("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp, "authorizer warm invoke, allocations", "", nil),
 }, coldStartRows()...)
 
 // initGoal is the goal of a build's runtime init: the hello-world BenchmarkColdStart
