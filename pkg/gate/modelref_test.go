@@ -21,12 +21,17 @@ const (
 // scope and who. Its states are kept by rule state id, so that a rule change keeps the
 // state of the rules it keeps, as stores do. (Generated rule changes never bring a
 // removed state id back.)
+//
+// hot is for a gate over hot counters: limits are 8 times higher (so that leases hold
+// more than a unit), only allowed requests are decided (see modelRun.checkHot), and
+// bucket rules get the lease's worth of extra burst (hotRule).
 type reference struct {
 	rules, keyed, public []limiter.Rule
 	epoch                int
 	names                int // rule names given so far: new rules get new names
 	keys                 []*refKey
 	counters             map[refCounter]map[string]limiter.State
+	hot                  bool
 }
 
 type refKey struct {
@@ -43,8 +48,8 @@ type refCounter struct {
 
 var modelAddrs = []string{"192.0.2.1", "192.0.2.2", "2001:db8::1"}
 
-func newReference(rng *rand.Rand) *reference {
-	r := &reference{counters: map[refCounter]map[string]limiter.State{}}
+func newReference(rng *rand.Rand, hot bool) *reference {
+	r := &reference{counters: map[refCounter]map[string]limiter.State{}, hot: hot}
 	r.newRules(rng)
 	return r
 }
@@ -74,8 +79,32 @@ func (r *reference) draw(rng *rand.Rand, scopes []limiter.Scope) []limiter.Rule 
 	out := make([]limiter.Rule, 1+rng.IntN(3))
 	for i := range out {
 		r.names++
-		out[i] = limiter.Rule{Name: fmt.Sprintf("r%d", r.names), Algorithm: modelAlgorithms[rng.IntN(len(modelAlgorithms))],
+		rule := limiter.Rule{Name: fmt.Sprintf("r%d", r.names), Algorithm: modelAlgorithms[rng.IntN(len(modelAlgorithms))],
 			Limit: 3 + rng.Int64N(6), Period: limiter.Every(modelPeriods[rng.IntN(len(modelPeriods))]), Scope: scopes[rng.IntN(len(scopes))]}
+		if r.hot {
+			rule.Limit *= 8
+		}
+		out[i] = rule
+	}
+	return out
+}
+
+// hotRules returns rules with each token bucket's burst raised by the most a lease
+// of their set holds: the cost (at most 2) plus what hotcounter adds to it, a tenth of
+// the least capacity (at least 1), and never more than that capacity. A bucket may
+// exceed its burst by the units leased and spent later (docs/backends.md, "Bounds").
+func hotRules(rules []limiter.Rule) []limiter.Rule {
+	least := rules[0].Capacity()
+	for _, rule := range rules {
+		least = min(least, rule.Capacity())
+	}
+	lease := min(2+max(least/10, 1), least)
+	out := make([]limiter.Rule, len(rules))
+	for i, rule := range rules {
+		if rule.Algorithm == limiter.TokenBucket {
+			rule.Burst = rule.Capacity() + lease
+		}
+		out[i] = rule
 	}
 	return out
 }
@@ -147,6 +176,9 @@ func (r *reference) decide(req gate.Request, now int64) gate.Status {
 				if rule.Scope == scope {
 					these = append(these, rule)
 				}
+			}
+			if len(these) > 0 && r.hot {
+				these = hotRules(these)
 			}
 			if len(these) > 0 {
 				set, err := limiter.NewSet(these, nil)
