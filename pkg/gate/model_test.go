@@ -25,14 +25,15 @@ var (
 	modelAll  = flag.Bool("model.backends", false, "run TestModel on Redis, Upstash and DynamoDB Local too, with and without hot counters (with their services; always with CI=true)")
 )
 
-// TestModel runs generated tenants (every algorithm and scope, routes, an anonymous one
-// among them, several keys) and generated traffic (keys, no key, addresses, costs,
-// instants moving forward with jitter and bursts), interleaved with admin operations
-// (usage reads, resets, rule changes, key revocations, delete and create again),
-// through the gate and the admin API over one counter store, against a reference that
-// applies pkg/limiter to each scoped counter on its own. A difference fails with its
-// seed: rerun it with -model.seed. The config cache is off (as in edgelimit dev), so
-// every admin change applies at the next request. With hot counters the reference is held to their
+// TestModel runs generated tenants (every algorithm and scope, calendar windows, routes,
+// an anonymous one among them, several keys) and generated traffic (keys, no key,
+// addresses, costs, instants moving forward with jitter, bursts and idle gaps of hours),
+// interleaved with admin operations (usage reads, resets, rule changes, time-zone
+// changes, key revocations, delete and create again), through the gate and the admin
+// API over one counter store, against a reference that applies pkg/limiter to each
+// scoped counter on its own, with the tenant's zone history. A difference fails with
+// its seed: rerun it with -model.seed. The config cache is off (as in edgelimit dev),
+// so every admin change applies at the next request. With hot counters the reference is held to their
 // documented bounds instead (see checkHot). The gate has the production latency
 // budget (but on DynamoDB Local, see modelDynamoBudget): a case whose store call runs
 // past it ends there (see request).
@@ -55,8 +56,8 @@ func TestModel(t *testing.T) {
 			for end := time.Now().Add(modelDuration(b)); time.Now().Before(end) && !t.Failed(); {
 				n.add(runModel(t, stores, rand.Uint64()|1, b.budget))
 			}
-			t.Logf("%s: %d cases (%d ended by the latency budget), %d decisions (%d allowed), %d admin operations",
-				b.name, n.cases, n.cut, n.decisions, n.allowed, n.admin)
+			t.Logf("%s: %d cases (%d ended by the latency budget), %d decisions (%d allowed), %d admin operations (%d time-zone changes)",
+				b.name, n.cases, n.cut, n.decisions, n.allowed, n.admin, n.zones)
 			if least := int(modelDuration(b).Seconds() * modelLeastRate); n.decisions < least && !t.Failed() {
 				t.Errorf("%d decisions compared, fewer than %d: the store is too slow to model", n.decisions, least)
 			}
@@ -72,11 +73,11 @@ func TestModel(t *testing.T) {
 	}
 }
 
-type modelCounts struct{ cases, cut, decisions, allowed, admin int }
+type modelCounts struct{ cases, cut, decisions, allowed, admin, zones int }
 
 func (n *modelCounts) add(m modelCounts) {
 	n.cases, n.cut, n.decisions, n.allowed = n.cases+m.cases, n.cut+m.cut, n.decisions+m.decisions, n.allowed+m.allowed
-	n.admin += m.admin
+	n.admin, n.zones = n.admin+m.admin, n.zones+m.zones
 }
 
 // modelRun is one case: the system under test and the reference, side by side.
@@ -131,12 +132,14 @@ func runModel(t *testing.T, stores modelStores, seed uint64, budget time.Duratio
 	return m.n
 }
 
-// modelT0 is where a case's clock starts: ahead of the wall clock, so that no store's
-// expiry (DynamoDB's TTL) runs on the real clock before the state's own.
+// modelT0 is where a case's clock starts: a minute before midnight UTC, the night
+// Paris and London move their clocks forward, and ahead of the wall clock, so that no
+// store's expiry (DynamoDB's TTL) runs on the real clock before the state's own.
 var modelT0 = limiter.Micros(time.Date(2030, 3, 30, 23, 59, 0, 0, time.UTC))
 
 // advance moves the clock forward: up to 0.3s of jitter, bursts of 30 to 90
-// decisions up to 5ms apart (fast enough to turn counters hot).
+// decisions up to 5ms apart (fast enough to turn counters hot), and idle gaps of up to
+// 8 hours (across the calendar windows' boundaries and time-zone changes).
 func (m *modelRun) advance() {
 	switch {
 	case m.burst > 0:
@@ -144,6 +147,8 @@ func (m *modelRun) advance() {
 		m.now += m.rng.Int64N(5_000)
 	case m.rng.IntN(30) == 0:
 		m.burst = 30 + m.rng.IntN(60)
+	case m.rng.IntN(60) == 0:
+		m.now += m.rng.Int64N(8 * 3600 * 1_000_000)
 	default:
 		m.now += m.rng.Int64N(300_000)
 	}
@@ -199,7 +204,7 @@ func (m *modelRun) checkHot(req gate.Request, res gate.Result) {
 // adminStep makes one admin operation through the admin API, and the reference's.
 func (m *modelRun) adminStep() {
 	m.n.admin++
-	switch m.rng.IntN(5) {
+	switch m.rng.IntN(6) {
 	case 0:
 		m.call(http.StatusOK, "GET", "/tenants/"+m.id+"/usage?ip="+m.ref.addr(m.rng), "")
 	case 1:
@@ -212,6 +217,11 @@ func (m *modelRun) adminStep() {
 		if k, ok := m.ref.someKey(m.rng); ok {
 			m.call(http.StatusOK, "DELETE", "/tenants/"+m.id+"/keys/"+k.id, "")
 			k.live = false
+		}
+	case 4:
+		if m.ref.changeZone(m.rng, m.now) {
+			m.call(http.StatusOK, "PUT", "/tenants/"+m.id, m.ref.json(m.id))
+			m.n.zones++
 		}
 	default:
 		m.call(http.StatusNoContent, "DELETE", "/tenants/"+m.id, "")
