@@ -8,6 +8,7 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // The model's routes: a keyed one, an anonymous one, and a resource no route names.
@@ -20,13 +21,22 @@ const (
 // counter key: the tenant's creation (epoch, bumped by resets too), the route, the
 // scope and who. Its states are kept by rule state id, so that a rule change keeps the
 // state of the rules it keeps, as stores do. (Generated rule changes never bring a
-// removed state id back.)
+// removed state id back.) The tenant's time zone is kept with its whole history of
+// changes since the tenant was created, which limiter.NewZone replays as the tenant's
+// pruned history does (docs/design.md, "Time zones").
+//
+// hot is for a gate over hot counters: limits are 8 times higher (so that leases hold
+// more than a unit), only allowed requests are decided (see modelRun.checkHot), and
+// bucket rules get the lease's worth of extra burst (hotRule).
 type reference struct {
 	rules, keyed, public []limiter.Rule
 	epoch                int
 	names                int // rule names given so far: new rules get new names
 	keys                 []*refKey
 	counters             map[refCounter]map[string]limiter.State
+	hot                  bool
+	zone, base           string // the tenant's time zone now, and when it was created
+	changes              []limiter.ZoneChange
 }
 
 type refKey struct {
@@ -43,10 +53,50 @@ type refCounter struct {
 
 var modelAddrs = []string{"192.0.2.1", "192.0.2.2", "2001:db8::1"}
 
-func newReference(rng *rand.Rand) *reference {
-	r := &reference{counters: map[refCounter]map[string]limiter.State{}}
+// modelZones are the time zones tenants are created in and changed to: whole and half
+// hours off UTC, either side, with and without daylight saving time.
+var modelZones = []string{"UTC", "Europe/Paris", "Europe/London", "America/New_York", "Asia/Kolkata", "Australia/Lord_Howe"}
+
+// maxModelZoneChanges bounds the changes of zone made to one tenant, below
+// tenant.MaxZoneChanges (changes still taking effect) whatever the clock does.
+const maxModelZoneChanges = 8
+
+func newReference(rng *rand.Rand, hot bool) *reference {
+	r := &reference{counters: map[refCounter]map[string]limiter.State{}, hot: hot, zone: modelZones[rng.IntN(len(modelZones))]}
 	r.newRules(rng)
 	return r
+}
+
+// changeZone changes the time zone at now to another one and reports whether it did
+// (not past maxModelZoneChanges).
+func (r *reference) changeZone(rng *rand.Rand, now int64) bool {
+	if len(r.changes) == maxModelZoneChanges {
+		return false
+	}
+	to := modelZones[rng.IntN(len(modelZones))]
+	if to == r.zone {
+		return false
+	}
+	r.changes = append(r.changes, limiter.ZoneChange{At: now, Loc: modelLocation(to)})
+	r.zone = to
+	return true
+}
+
+// limiterZone is the tenant's zone with its history.
+func (r *reference) limiterZone() *limiter.Zone {
+	z, err := limiter.NewZone(modelLocation(r.base), r.changes...)
+	if err != nil {
+		panic(err) // changes are made in order of time
+	}
+	return z
+}
+
+func modelLocation(name string) *time.Location {
+	loc, err := tenant.LoadLocation(name)
+	if err != nil {
+		panic(err) // modelZones are in the embedded database
+	}
+	return loc
 }
 
 // newRules changes the rules: raises one rule's limit (a bucket's state id changes
@@ -69,13 +119,41 @@ var modelAlgorithms = []limiter.Algorithm{limiter.FixedWindow, limiter.SlidingLo
 
 var modelPeriods = []time.Duration{time.Second, 2 * time.Second, 10 * time.Second, time.Minute}
 
-// draw returns 1 to 3 rules of every algorithm and of the scopes given.
+// draw returns 1 to 3 rules of every algorithm and of the scopes given; a third of
+// the fixed windows are calendar days or weeks.
 func (r *reference) draw(rng *rand.Rand, scopes []limiter.Scope) []limiter.Rule {
 	out := make([]limiter.Rule, 1+rng.IntN(3))
 	for i := range out {
 		r.names++
-		out[i] = limiter.Rule{Name: fmt.Sprintf("r%d", r.names), Algorithm: modelAlgorithms[rng.IntN(len(modelAlgorithms))],
+		rule := limiter.Rule{Name: fmt.Sprintf("r%d", r.names), Algorithm: modelAlgorithms[rng.IntN(len(modelAlgorithms))],
 			Limit: 3 + rng.Int64N(6), Period: limiter.Every(modelPeriods[rng.IntN(len(modelPeriods))]), Scope: scopes[rng.IntN(len(scopes))]}
+		if rule.Algorithm == limiter.FixedWindow && rng.IntN(3) == 0 {
+			rule.Period = limiter.Calendar([]limiter.Unit{limiter.Day, limiter.Week}[rng.IntN(2)])
+		}
+		if r.hot {
+			rule.Limit *= 8
+		}
+		out[i] = rule
+	}
+	return out
+}
+
+// hotRules returns rules with each token bucket's burst raised by the most a lease
+// of their set holds: the cost (at most 2) plus what hotcounter adds to it, a tenth of
+// the least capacity (at least 1), and never more than that capacity. A bucket may
+// exceed its burst by the units leased and spent later (docs/backends.md, "Bounds").
+func hotRules(rules []limiter.Rule) []limiter.Rule {
+	least := rules[0].Capacity()
+	for _, rule := range rules {
+		least = min(least, rule.Capacity())
+	}
+	lease := min(2+max(least/10, 1), least)
+	out := make([]limiter.Rule, len(rules))
+	for i, rule := range rules {
+		if rule.Algorithm == limiter.TokenBucket {
+			rule.Burst = rule.Capacity() + lease
+		}
+		out[i] = rule
 	}
 	return out
 }
@@ -88,15 +166,17 @@ func (r *reference) json(id string) string {
 		Rules     []limiter.Rule `json:"rules"`
 		Anonymous bool           `json:"anonymous,omitempty"`
 	}
-	b, _ := json.Marshal(map[string]any{"id": id, "rules": r.rules, "routes": []route{
+	b, _ := json.Marshal(map[string]any{"id": id, "timezone": r.zone, "rules": r.rules, "routes": []route{
 		{"GET", modelKeyed, r.keyed, false}, {"GET", modelPublic, r.public, true}}})
 	return string(b)
 }
 
 // recreated records that the tenant was created (again): new counters, and the old
-// keys are gone (their records with the tenant), though traffic still sends them.
+// keys are gone (their records with the tenant), though traffic still sends them, and
+// the zone has no history.
 func (r *reference) recreated() {
 	r.epoch++
+	r.base, r.changes = r.zone, nil
 	for _, k := range r.keys {
 		k.live = false
 	}
@@ -140,6 +220,7 @@ func (r *reference) decide(req gate.Request, now int64) gate.Status {
 	}
 	var counters []refCounter
 	var sets []*limiter.Set
+	zone := r.limiterZone()
 	add := func(route string, rules []limiter.Rule) {
 		for _, scope := range limiter.Scopes {
 			var these []limiter.Rule
@@ -148,8 +229,11 @@ func (r *reference) decide(req gate.Request, now int64) gate.Status {
 					these = append(these, rule)
 				}
 			}
+			if len(these) > 0 && r.hot {
+				these = hotRules(these)
+			}
 			if len(these) > 0 {
-				set, err := limiter.NewSet(these, nil)
+				set, err := limiter.NewSet(these, zone)
 				if err != nil {
 					panic(err) // the generator's rules are valid
 				}
