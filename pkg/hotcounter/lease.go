@@ -50,26 +50,41 @@ func (e *counter) take(ctx context.Context, s *Store, c store.Counter, now, cost
 	case <-ctx.Done():
 		return withdrawal{}, limiter.Decision{}, fmt.Errorf("hotcounter: %q: waiting for a reservation: %w", c.Key, ctx.Err())
 	}
-	defer func() { <-e.reserving }()
 	e.mu.Lock()
 	if w, d, done, err := e.fromLease(c, now, cost, &s.stats); done { // reserved meanwhile
 		e.mu.Unlock()
+		<-e.reserving
 		return w, d, err
 	}
 	r := e.plan(c.Set, now, cost, s.p.leaseTime)
 	e.mu.Unlock()
-	d, err = s.reserveCall(ctx, c, now, r.want)
+	rp := e.reserve(ctx, s, c, r)
+	return rp.w, rp.d, rp.err
+}
+
+// reply is a reservation's outcome for the request that started it.
+type reply struct {
+	w   withdrawal
+	d   limiter.Decision
+	err error
+}
+
+// reserve makes reservation r (holding e.reserving, which it gives back) and settles
+// Next's answer into the lease.
+func (e *counter) reserve(ctx context.Context, s *Store, c store.Counter, r reservation) reply {
+	defer func() { <-e.reserving }()
+	d, err := s.reserveCall(ctx, c, r.now, r.want)
 	if err == nil && !d.Allowed && d.Remaining >= r.need && d.RetryAfter > r.maxWait {
 		r.want = d.Remaining
-		d, err = s.reserveCall(ctx, c, now, r.want)
+		d, err = s.reserveCall(ctx, c, r.now, r.want)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	w, d, err = e.settle(r, d, err, s)
+	w, d, err := e.settle(r, d, err, s)
 	if e.lease.units > 0 && e.refundable {
 		s.held.add(e, c.Key)
 	}
-	return w, d, err
+	return reply{w, d, err}
 }
 
 // fromLease answers from the lease alone when it can (done): cost withdrawn from it, a
