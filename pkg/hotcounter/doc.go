@@ -42,6 +42,13 @@
 // tenant reloaded, another API key of the tenant) keeps the lease, and a reservation in
 // flight meanwhile is still the counter's; other rules drop it.
 //
+// One reservation of a counter is in flight per instance at a time; the requests that
+// find the lease short meanwhile wait for it, within their deadlines. A reservation
+// runs apart from the request that started it, with its own timeout (1 s) instead of
+// the request's deadline: when Next answers after the request gave up (the request
+// gets its fail mode), the answer is still the lease of the requests that follow,
+// not units counted in the shared state and never spent.
+//
 // B is what this instance spends in L/2 at its rate of the last 250 ms, at least 1 and
 // at most a tenth of the set's least capacity. When Next denies a reservation the
 // instance takes what Next still has instead, if that covers the request and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
@@ -58,9 +59,20 @@ func (e *counter) take(ctx context.Context, s *Store, c store.Counter, now, cost
 	}
 	r := e.plan(c.Set, now, cost, s.p.leaseTime)
 	e.mu.Unlock()
-	rp := e.reserve(ctx, s, c, r)
-	return rp.w, rp.d, rp.err
+	replies := make(chan reply, 1)
+	go func() { replies <- e.reserve(context.WithoutCancel(ctx), s, c, r) }()
+	select {
+	case rp := <-replies:
+		return rp.w, rp.d, rp.err
+	case <-ctx.Done():
+		go e.abandon(replies, now, &s.stats)
+		return withdrawal{}, limiter.Decision{}, fmt.Errorf("hotcounter: %q: reserving: %w", c.Key, ctx.Err())
+	}
 }
+
+// reserveTimeout bounds a reservation that the request which started it no longer
+// waits for: its answer still becomes the counter's lease.
+const reserveTimeout = time.Second
 
 // reply is a reservation's outcome for the request that started it.
 type reply struct {
@@ -70,9 +82,14 @@ type reply struct {
 }
 
 // reserve makes reservation r (holding e.reserving, which it gives back) and settles
-// Next's answer into the lease.
+// Next's answer into the lease. It runs apart from the request, with its own timeout
+// instead of the request's deadline: a reservation that Next applied after the
+// request's budget ran out is still the lease of the requests that follow, not units
+// lost in the shared state.
 func (e *counter) reserve(ctx context.Context, s *Store, c store.Counter, r reservation) reply {
 	defer func() { <-e.reserving }()
+	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
+	defer cancel()
 	d, err := s.reserveCall(ctx, c, r.now, r.want)
 	if err == nil && !d.Allowed && d.Remaining >= r.need && d.RetryAfter > r.maxWait {
 		r.want = d.Remaining
@@ -85,6 +102,14 @@ func (e *counter) reserve(ctx context.Context, s *Store, c store.Counter, r rese
 		s.held.add(e, c.Key)
 	}
 	return reply{w, d, err}
+}
+
+// abandon gives the units a reservation withdrew for a request that stopped waiting
+// for it back to the lease.
+func (e *counter) abandon(replies <-chan reply, now int64, st *stats) {
+	if rp := <-replies; rp.err == nil && rp.d.Allowed {
+		e.refund(rp.w, now, st)
+	}
 }
 
 // fromLease answers from the lease alone when it can (done): cost withdrawn from it, a
