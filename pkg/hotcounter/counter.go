@@ -33,11 +33,11 @@ type counter struct {
 	last       limiter.Decision // Next's last answer on the counter (a reservation's, or a cold decision's)
 	retryAt    int64            // no reservation before, after a denial
 	denials    int              // consecutive denied reservations
-	// After a throttled reservation: no call before throttledUntil, and the lease time
-	// is doubled per level (up to maxLevel), a level lost per throttleDecay without
-	// a throttle.
-	throttledUntil, lastThrottle int64
-	level                        int
+	// throttles counts consecutive throttled reservations (each waits twice the last
+	// one's wait, denying locally). The lease time is doubled per level (up to
+	// maxLevel), a level lost per throttleDecay without a throttle.
+	throttles, level int
+	lastThrottle     int64
 }
 
 func newCounter() *counter { return &counter{reserving: make(chan struct{}, 1)} }

@@ -42,6 +42,13 @@
 // tenant reloaded, another API key of the tenant) keeps the lease, and a reservation in
 // flight meanwhile is still the counter's; other rules drop it.
 //
+// One reservation of a counter is in flight per instance at a time; the requests that
+// find the lease short meanwhile wait for it, within their deadlines. A reservation
+// runs apart from the request that started it, with its own timeout (1 s) instead of
+// the request's deadline: when Next answers after the request gave up (the request
+// gets its fail mode), the answer is still the lease of the requests that follow,
+// not units counted in the shared state and never spent.
+//
 // B is what this instance spends in L/2 at its rate of the last 250 ms, at least 1 and
 // at most a tenth of the set's least capacity. When Next denies a reservation the
 // instance takes what Next still has instead, if that covers the request and the
@@ -57,12 +64,16 @@
 // A call refused with store.ErrThrottled did nothing, so Decide retries it after 5,
 // 10, 20, 40, 40, ... ms while the context's deadline leaves twice the wait (4 times
 // without a deadline), deciding at the later instant; then it returns the error, and
-// the gate answers the tenant's fail mode. A throttled reservation doubles the
-// counter's lease time (fewer, larger leases, up to 8L; one doubling is undone per 10 s
-// without a throttle) and holds further reservations back 5 ms x 2^(level-1); when Next
-// last said the counter had less than a lease left, the request is denied locally
-// until then instead of failing (the counter is most likely used up). A throttled cold
-// decision turns its counters hot. Nothing is admitted without units reserved in Next.
+// the gate answers the tenant's fail mode. A throttled reservation is not retried
+// within the request's budget: the item's capacity refills at its own pace, and
+// retries from every waiting request would only feed the throttle. The request is
+// denied locally, as are the counter's requests until its next reservation, 5 ms x
+// 2^(k-1) later for the k-th throttled reservation in a row (at most the longest
+// backoff after a denial); from the 9th in a row (about a second of them) the
+// throttling error is returned instead, and the fail mode answers. A throttled
+// reservation also doubles the counter's lease time (fewer, larger leases, up to 8L;
+// one doubling is undone per 10 s without a throttle). A throttled cold decision turns
+// its counters hot. Nothing is admitted without units reserved in Next.
 // Config.Retryable names other errors that did nothing (the dynamodb store's
 // ErrContention), retried the same way.
 //

@@ -94,8 +94,8 @@ func TestDynamoDBColdUnchanged(t *testing.T) {
 // TestThrottlingOnEveryCall: DynamoDB's throttling answers to each call of the
 // decision path (UpdateItem for Decide, GetItem for Peek, DeleteItem for Reset), as
 // the throttling harness sends them, are errors wrapping store.ErrThrottled; a
-// throttled cold decision turns the counter hot and is decided through a reservation
-// once the key has capacity again. No DynamoDB is needed: the harness answers.
+// throttled cold decision turns the counter hot, its throttled reservation is a local
+// denial, and it is decided through a reservation once the key has capacity again. No DynamoDB is needed: the harness answers.
 func TestThrottlingOnEveryCall(t *testing.T) {
 	clk := &fakeClock{}
 	th := ddbthrottle.New(ddbthrottle.Config{WriteUnits: 1, ReadUnits: 1, Burst: 2 * time.Second, Now: clk.Now})
@@ -113,8 +113,11 @@ func TestThrottlingOnEveryCall(t *testing.T) {
 			t.Fatalf("decision %d: %v", i, err)
 		}
 	}
-	if err := s.Decide(ctx, []store.Counter{c}, t0, 1, out); !errors.Is(err, store.ErrThrottled) {
-		t.Fatalf("UpdateItem over capacity: %v, want ErrThrottled", err)
+	if err := s.Decide(ctx, []store.Counter{c}, t0, 1, out); err != nil || out[0].Allowed || out[0].RetryAfter <= 0 {
+		t.Fatalf("UpdateItem over capacity: %+v, %v; want a local denial with RetryAfter", out[0], err)
+	}
+	if st := s.Stats(); st.Throttled != 2 || st.LocalDenials != 1 {
+		t.Fatalf("%+v: want the cold decision and the reservation throttled (ErrThrottled), then a local denial", st)
 	}
 	if _, err := s.Peek(ctx, c.Key, c.Set, t0, nil); err != nil {
 		t.Fatalf("first read: %v", err)

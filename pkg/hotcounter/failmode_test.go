@@ -16,9 +16,10 @@ import (
 )
 
 // TestGateFailModeWhenNothingWorks: when DynamoDB throttles the tenant's counter on
-// every attempt within the budget (cold decision, reservation, retries), the gate
-// answers the tenant's fail mode, flagged: open allows, closed denies. Never an
-// admission without the fail mode saying so.
+// every attempt (cold decision, then reservations), the first 8 throttled
+// reservations are denials (the counter is hot and its item busy), and from the 9th in
+// a row the gate answers the tenant's fail mode, flagged: open allows, closed denies.
+// Never an admission without the fail mode saying so.
 func TestGateFailModeWhenNothingWorks(t *testing.T) {
 	clk := &fakeClock{}
 	th := ddbthrottle.New(ddbthrottle.Config{WriteUnits: 1, Now: clk.Now}) // two writes, then none
@@ -45,7 +46,8 @@ func TestGateFailModeWhenNothingWorks(t *testing.T) {
 		}
 		keys[mode] = k.Reveal()
 	}
-	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: func() int64 { return t0 }})
+	now := t0 // each check a second later: past every backoff
+	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: func() int64 { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +56,17 @@ func TestGateFailModeWhenNothingWorks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		now += 1_000_000
 		return res
 	}
 	for range 2 { // each key's burst: two writes
 		if a, b := check("open"), check("closed"); a.Status != gate.Allowed || a.FailOpen || b.Status != gate.Allowed || b.FailedClosed {
 			t.Fatalf("within capacity: %+v, %+v", a, b)
+		}
+	}
+	for i := range 8 {
+		if a, b := check("open"), check("closed"); a.Status != gate.Denied || a.FailOpen || b.Status != gate.Denied || b.FailedClosed {
+			t.Fatalf("throttled reservation %d: %+v, %+v: want denials, not the fail mode", i+1, a, b)
 		}
 	}
 	open, closed := check("open"), check("closed")

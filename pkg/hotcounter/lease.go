@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
@@ -12,9 +13,13 @@ import (
 // Throttled reservations: the first wait, the most doublings of the lease size, and
 // how long one doubling lasts once reservations go through again.
 const (
-	throttleWait  = 5_000 // 5 ms, doubled per consecutive throttle
-	maxLevel      = 3
-	throttleDecay = 10_000_000 // 10 s
+	throttleWait = 5_000 // 5 ms, doubled per consecutive throttle
+	// throttleDenials is how many consecutive throttled reservations are answered as
+	// local denials; after more (about a second of them), the throttling error is
+	// returned, and the gate answers the tenant's fail mode.
+	throttleDenials = 8
+	maxLevel        = 3
+	throttleDecay   = 10_000_000 // 10 s
 )
 
 // withdrawal is what one request took from a counter's leases: units from lease gen,
@@ -46,26 +51,65 @@ func (e *counter) take(ctx context.Context, s *Store, c store.Counter, now, cost
 	case <-ctx.Done():
 		return withdrawal{}, limiter.Decision{}, fmt.Errorf("hotcounter: %q: waiting for a reservation: %w", c.Key, ctx.Err())
 	}
-	defer func() { <-e.reserving }()
 	e.mu.Lock()
 	if w, d, done, err := e.fromLease(c, now, cost, &s.stats); done { // reserved meanwhile
 		e.mu.Unlock()
+		<-e.reserving
 		return w, d, err
 	}
 	r := e.plan(c.Set, now, cost, s.p.leaseTime)
 	e.mu.Unlock()
-	d, err = s.reserveCall(ctx, c, now, r.want)
+	replies := make(chan reply, 1)
+	go func() { replies <- e.reserve(context.WithoutCancel(ctx), s, c, r) }()
+	select {
+	case rp := <-replies:
+		return rp.w, rp.d, rp.err
+	case <-ctx.Done():
+		go e.abandon(replies, now, &s.stats)
+		return withdrawal{}, limiter.Decision{}, fmt.Errorf("hotcounter: %q: reserving: %w", c.Key, ctx.Err())
+	}
+}
+
+// reserveTimeout bounds a reservation that the request which started it no longer
+// waits for: its answer still becomes the counter's lease.
+const reserveTimeout = time.Second
+
+// reply is a reservation's outcome for the request that started it.
+type reply struct {
+	w   withdrawal
+	d   limiter.Decision
+	err error
+}
+
+// reserve makes reservation r (holding e.reserving, which it gives back) and settles
+// Next's answer into the lease. It runs apart from the request, with its own timeout
+// instead of the request's deadline: a reservation that Next applied after the
+// request's budget ran out is still the lease of the requests that follow, not units
+// lost in the shared state.
+func (e *counter) reserve(ctx context.Context, s *Store, c store.Counter, r reservation) reply {
+	defer func() { <-e.reserving }()
+	ctx, cancel := context.WithTimeout(ctx, reserveTimeout)
+	defer cancel()
+	d, err := s.reserveCall(ctx, c, r.now, r.want)
 	if err == nil && !d.Allowed && d.Remaining >= r.need && d.RetryAfter > r.maxWait {
 		r.want = d.Remaining
-		d, err = s.reserveCall(ctx, c, now, r.want)
+		d, err = s.reserveCall(ctx, c, r.now, r.want)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	w, d, err = e.settle(r, d, err, s)
+	w, d, err := e.settle(r, d, err, s)
 	if e.lease.units > 0 && e.refundable {
 		s.held.add(e, c.Key)
 	}
-	return w, d, err
+	return reply{w, d, err}
+}
+
+// abandon gives the units a reservation withdrew for a request that stopped waiting
+// for it back to the lease.
+func (e *counter) abandon(replies <-chan reply, now int64, st *stats) {
+	if rp := <-replies; rp.err == nil && rp.d.Allowed {
+		e.refund(rp.w, now, st)
+	}
 }
 
 // fromLease answers from the lease alone when it can (done): cost withdrawn from it, a
@@ -79,11 +123,11 @@ func (e *counter) fromLease(c store.Counter, now, cost int64, st *stats) (w with
 	case e.lease.units >= cost:
 		e.lease.units -= cost
 		return withdrawal{gen: e.gen, units: cost}, e.answer(now, true), true, nil
+	case now < e.retryAt && e.throttles > throttleDenials:
+		return withdrawal{}, limiter.Decision{}, true, fmt.Errorf("hotcounter: %q: %w: backing off", c.Key, store.ErrThrottled)
 	case now < e.retryAt:
 		st.localDenials.Add(1)
 		return withdrawal{}, e.answer(now, false), true, nil
-	case now < e.throttledUntil:
-		return withdrawal{}, limiter.Decision{}, true, fmt.Errorf("hotcounter: %q: %w: backing off", c.Key, store.ErrThrottled)
 	}
 	return withdrawal{}, limiter.Decision{}, false, nil
 }
@@ -109,9 +153,9 @@ func (e *counter) plan(set *limiter.Set, now, cost, leaseTime int64) reservation
 }
 
 // settle applies Next's answer d (or err) to reservation r: an allowed one is the new
-// lease, less what the request needs; a denial backs off; a throttle backs off too, as
-// a local denial when Next last said the counter was used up, else as the error. The
-// old units go back to the lease unless the request got them; e.mu is held.
+// lease, less what the request needs; a denial backs off; a throttle backs off too,
+// answered as a local denial for the first throttleDenials in a row, then as the
+// error. The old units go back to the lease unless the request got them; e.mu is held.
 func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store) (withdrawal, limiter.Decision, error) {
 	if !limiter.SameRules(e.set, r.set) { // the rules changed meanwhile: what was reserved under them is lost
 		s.stats.lost.Add(r.old)
@@ -127,20 +171,18 @@ func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store)
 	case err != nil && !errors.Is(err, store.ErrThrottled):
 		return withdrawal{}, limiter.Decision{}, err
 	case err != nil:
-		e.throttled(r.now)
-		if !e.exhausted(r.want) {
+		if e.throttled(r.now); e.throttles > throttleDenials {
 			return withdrawal{}, limiter.Decision{}, err
 		}
-		e.retryAt = e.throttledUntil // it was used up when last seen: back off, denying
 		s.stats.localDenials.Add(1)
 		return withdrawal{}, e.answer(r.now, false), nil
 	case !d.Allowed:
-		e.last = d
+		e.last, e.throttles = d, 0
 		s.stats.denied.Add(1)
 		e.denied(r.now, d, &s.p)
 		return withdrawal{}, e.answer(r.now, false), nil
 	}
-	e.last = d
+	e.last, e.throttles = d, 0
 	e.gen++
 	e.lease = lease{units: r.want - r.need, expires: e.expiry(r.now, r.leaseTime), at: r.now}
 	e.denials, e.retryAt = max(e.denials-1, 0), 0
@@ -178,13 +220,6 @@ func (e *counter) size(now, leaseTime int64) int64 {
 	return min(max(b, 1), max(e.capacity/10, 1))
 }
 
-// exhausted reports whether Next's last answer on the counter said it had less than
-// want left: a throttled reservation is then answered as a denial while backing off,
-// not as an error.
-func (e *counter) exhausted(want int64) bool {
-	return e.last.Limit > 0 && (!e.last.Allowed || e.last.Remaining < want)
-}
-
 // denied backs off after a denied reservation: no new one before Next's RetryAfter,
 // nor before a wait that doubles with every consecutive denial, up to maxWait.
 func (e *counter) denied(now int64, d limiter.Decision, p *params) {
@@ -193,11 +228,15 @@ func (e *counter) denied(now int64, d limiter.Decision, p *params) {
 	e.retryAt = now + max(d.RetryAfter, wait, 1)
 }
 
-// throttled backs off after a throttled reservation and makes later leases larger.
+// throttled backs off after a throttled reservation, denying locally until the next
+// one: 5 ms, doubled per consecutive throttle up to maxWait, since the item's
+// capacity refills at its own pace, not at the budget's. It also makes later leases
+// larger.
 func (e *counter) throttled(now int64) {
 	e.level = min(e.level+1, maxLevel)
 	e.lastThrottle = now
-	e.throttledUntil = now + throttleWait<<(e.level-1)
+	e.throttles++
+	e.retryAt = now + min(throttleWait<<min(e.throttles-1, 30), max(e.maxWait, 1))
 }
 
 // answer is the counter's Decision for a request decided from its lease: Next's answer

@@ -248,9 +248,11 @@ func TestThrottledColdTurnsHot(t *testing.T) {
 	}
 }
 
-// TestThrottledUntilTheDeadline: when Next throttles every call, a decision retries
-// (5, 10, 20, 40 ms apart) while its context leaves time, then returns the error
-// (wrapping store.ErrThrottled): the caller's fail mode answers; nothing is admitted.
+// TestThrottledUntilTheDeadline: when Next throttles every call, a hot counter's
+// throttled reservations are local denials, each waiting twice the last one's wait
+// (from 5 ms), for 8 in a row; then a decision retries (5, 10, 20, 40 ms apart) while
+// its context leaves time, and returns the error (wrapping store.ErrThrottled): the
+// caller's fail mode answers. Nothing is admitted.
 func TestThrottledUntilTheDeadline(t *testing.T) {
 	model := newCapacityStore(memory.NewCounters(memory.CountersConfig{}), 0)
 	model.refuse = func([]store.Counter, int64) bool { return true }
@@ -261,9 +263,22 @@ func TestThrottledUntilTheDeadline(t *testing.T) {
 	}})
 	c := counter(t, "tenant", `{"algorithm": "token_bucket", "limit": 100, "period": "1s"}`)
 	out := make([]limiter.Decision, 1)
-	err := s.Decide(context.Background(), []store.Counter{c}, t0, 1, out)
-	if !errors.Is(err, store.ErrThrottled) || out[0].Allowed {
-		t.Fatalf("%v, %+v: want the throttling error and nothing admitted", err, out[0])
+	at, denials := t0, 0
+	var err error
+	for ; denials < 50; denials++ {
+		if err = s.Decide(context.Background(), []store.Counter{c}, at, 1, out); err != nil || out[0].Allowed {
+			break
+		}
+		if out[0].RetryAfter <= 0 || out[0].RetryAfter > 200_000 {
+			t.Fatalf("local denial %d: %+v: want a RetryAfter within the lease time", denials, out[0])
+		}
+		at += out[0].RetryAfter
+		waits = nil
+	}
+	// The cold decision, then 8 throttled reservations answered as local denials, and
+	// the 9th returned: each of those calls throttled once.
+	if st := s.Stats(); !errors.Is(err, store.ErrThrottled) || out[0].Allowed || st.Reservations != 9 || st.Throttled != 10 {
+		t.Fatalf("after %d local denials: %v, %+v, %+v: want the throttling error after the 9th throttled reservation, nothing admitted", denials, err, out[0], st)
 	}
 	if len(waits) != 4 || waits[0] < 5*time.Millisecond || waits[3] < 40*time.Millisecond || slices.Max(waits) >= 60*time.Millisecond {
 		t.Fatalf("waits %v, want 4, doubling from 5ms (plus up to a half)", waits)
@@ -271,7 +286,7 @@ func TestThrottledUntilTheDeadline(t *testing.T) {
 	waits = nil
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Millisecond)
 	defer cancel()
-	if err := s.Decide(ctx, []store.Counter{c}, t0+1_000_000, 1, out); !errors.Is(err, store.ErrThrottled) || len(waits) > 2 {
+	if err := s.Decide(ctx, []store.Counter{c}, at+1_000_000, 1, out); !errors.Is(err, store.ErrThrottled) || len(waits) > 2 {
 		t.Fatalf("with 25ms left: %v after waits %v; want the error after at most 2 waits", err, waits)
 	}
 }
