@@ -36,7 +36,8 @@ func loadExample(t *testing.T, path string) map[string]any {
 
 // The REST API example holds the main template's promises on an API of its own: the
 // imported authorizer is the default on every route, a REQUEST authorizer on the
-// x-api-key header with caching off; ACCESS_DENIED is template.yaml's 429 response; the
+// x-api-key header with caching off; ACCESS_DENIED is template.yaml's 429 response and
+// UNAUTHORIZED its 401 naming the key header; the
 // authorizer's resource policy lets the API invoke it; every reference resolves.
 func TestExistingAPIExample(t *testing.T) {
 	ex, main := loadExample(t, restExample), load(t)
@@ -55,6 +56,12 @@ func TestExistingAPIExample(t *testing.T) {
 	got, want := accessDenied(t, ex, api.ID), accessDenied(t, main, limitedAPI(t, main).ID)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s: ACCESS_DENIED = %v, want template.yaml's %v", api.ID, got, want)
+	}
+	unauthorized := func(tmpl map[string]any) any {
+		return dig(limitedAPI(t, tmpl).Properties, "GatewayResponses", "UNAUTHORIZED")
+	}
+	if got, want := unauthorized(ex), unauthorized(main); want == nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("%s: UNAUTHORIZED = %v, want template.yaml's %v", api.ID, got, want)
 	}
 	for path, ops := range asMap(dig(api.Properties, "DefinitionBody", "paths")) {
 		for method, op := range asMap(ops) {
