@@ -46,17 +46,21 @@ func (c *Config) parseRedis(get func(string) string) error {
 }
 
 // buildRedis connects to Redis (one pool for both stores) after reading the AUTH
-// token from Secrets Manager when that is where it is.
+// token from Secrets Manager when that is where it is; the client then reads it again
+// after the server refuses it, at most once a minute, so that a rotated token is found
+// without a cold start.
 func (c Config) buildRedis(ctx context.Context, opts Options) (*Stores, error) {
 	r := c.Redis
-	token := r.Token
-	if token == "" && r.SecretARN != "" {
+	rc := redis.Config{Addrs: r.Addrs, Cluster: r.Cluster, Username: r.Username, Password: r.Token}
+	if rc.Password == "" && r.SecretARN != "" {
+		rc.RefreshPassword = func(ctx context.Context) (string, error) {
+			return c.readSecret(ctx, opts, EnvRedisSecretARN, r.SecretARN)
+		}
 		var err error
-		if token, err = c.readSecret(ctx, opts, EnvRedisSecretARN, r.SecretARN); err != nil {
+		if rc.Password, err = rc.RefreshPassword(ctx); err != nil {
 			return nil, err
 		}
 	}
-	rc := redis.Config{Addrs: r.Addrs, Cluster: r.Cluster, Username: r.Username, Password: token}
 	if r.TLS {
 		rc.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +18,10 @@ import (
 
 // DefaultDialTimeout bounds one connection attempt when Config.DialTimeout is zero.
 const DefaultDialTimeout = time.Second
+
+// DefaultPasswordRefreshInterval is the least time between two calls of
+// Config.RefreshPassword when Config.PasswordRefreshInterval is zero.
+const DefaultPasswordRefreshInterval = time.Minute
 
 // Config configures a Client. Addrs is required; the zero values of the other fields
 // mean the defaults written beside them.
@@ -34,6 +39,16 @@ type Config struct {
 	// Username and Password authenticate each connection (AUTH [username] password):
 	// an ElastiCache AUTH token is a Password with no Username; an ACL user has both.
 	Username, Password string
+	// RefreshPassword, when set, reads the password again (from where it came: a
+	// Secrets Manager secret, say) after the server refuses a connection's AUTH
+	// (WRONGPASS or NOAUTH), in the background and at most once per
+	// PasswordRefreshInterval; the connections opened afterwards authenticate with the
+	// password it returned, so that a rotated token is found without a new Client. Nil
+	// keeps Password for the Client's life.
+	RefreshPassword func(ctx context.Context) (string, error)
+	// PasswordRefreshInterval is the least time between two calls of RefreshPassword;
+	// 0 means DefaultPasswordRefreshInterval.
+	PasswordRefreshInterval time.Duration
 	// DialTimeout bounds one connection attempt, TLS and AUTH included; 0 means
 	// DefaultDialTimeout. Commands are bounded by their context alone.
 	DialTimeout time.Duration
@@ -55,7 +70,8 @@ type Client struct {
 	opt     rueidis.ClientOption
 	cluster bool
 	conn    atomic.Pointer[rueidis.Client]
-	dialing chan struct{} // holds a token while a connection attempt runs
+	dialing chan struct{}    // holds a token while a connection attempt runs
+	auth    *passwordRenewal // nil: the password of Config is kept
 }
 
 // NewClient checks cfg and returns a Client. It connects at once, so that the first
@@ -81,6 +97,10 @@ func NewClient(cfg Config) (*Client, error) {
 		DisableRetry:      true, // a retry after a lost reply would consume twice
 		DisableCache:      true, // no client-side caching: every read goes to the server
 	}}
+	if cfg.RefreshPassword != nil {
+		c.auth = newPasswordRenewal(cfg)
+		c.opt.AuthCredentialsFn = c.auth.credentials
+	}
 	if cfg.Dial != nil {
 		c.opt.DialCtxFn = func(ctx context.Context, addr string, _ *net.Dialer, tc *tls.Config) (net.Conn, error) {
 			return dialWith(ctx, cfg.Dial, addr, tc)
@@ -158,6 +178,7 @@ func (c *Client) connect(ctx context.Context) (rueidis.Client, error) {
 	}
 	rc, err := rueidis.NewClient(opt)
 	if err != nil {
+		c.auth.refused(err)
 		return nil, fmt.Errorf("redis: connect to %s: %w", strings.Join(c.opt.InitAddress, ","), err)
 	}
 	c.conn.Store(&rc)
@@ -178,7 +199,9 @@ func (c *Client) Do(ctx context.Context, build func(rueidis.Builder) rueidis.Com
 	if err != nil {
 		return rueidis.NewErrorResult(err)
 	}
-	return rc.Do(ctx, build(rc.B()))
+	r := rc.Do(ctx, build(rc.B()))
+	c.auth.refused(r.Error())
+	return r
 }
 
 // DoMulti sends the commands that build returns in one write (a pipeline, or a
@@ -189,7 +212,11 @@ func (c *Client) DoMulti(ctx context.Context, build func(rueidis.Builder) []ruei
 	if err != nil {
 		return nil, err
 	}
-	return rc.DoMulti(ctx, build(rc.B())...), nil
+	results := rc.DoMulti(ctx, build(rc.B())...)
+	if len(results) > 0 {
+		c.auth.refused(results[0].Error()) // a refused connection fails every command alike
+	}
+	return results, nil
 }
 
 // Eval runs script with EVALSHA, and when the server answers NOSCRIPT (its script
@@ -204,7 +231,74 @@ func (c *Client) Eval(ctx context.Context, script *luascript.Script, keys, args 
 	}
 	r := rc.Do(ctx, rc.B().Evalsha().Sha1(script.SHA1(false)).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 	if e, ok := rueidis.IsRedisErr(r.Error()); !ok || !e.IsNoScript() {
+		c.auth.refused(r.Error())
 		return r
 	}
 	return rc.Do(ctx, rc.B().Eval().Script(script.Text(false)).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+}
+
+// passwordRenewal holds the password new connections authenticate with, and reads it
+// again (Config.RefreshPassword) after the server refuses it, at most once per
+// interval.
+type passwordRenewal struct {
+	username string
+	password atomic.Pointer[string]
+	read     func(context.Context) (string, error)
+	every    time.Duration
+
+	mu   sync.Mutex
+	last time.Time // when read last started; zero: never
+}
+
+// passwordReadTimeout bounds one call of Config.RefreshPassword, which runs apart from
+// the command whose refusal started it: the password it reads serves the next
+// connections.
+const passwordReadTimeout = 10 * time.Second
+
+func newPasswordRenewal(cfg Config) *passwordRenewal {
+	r := &passwordRenewal{username: cfg.Username, read: cfg.RefreshPassword, every: cfg.PasswordRefreshInterval}
+	if r.every <= 0 {
+		r.every = DefaultPasswordRefreshInterval
+	}
+	r.password.Store(&cfg.Password)
+	return r
+}
+
+// credentials is rueidis's AuthCredentialsFn, called for each new connection: the
+// current password.
+func (r *passwordRenewal) credentials(rueidis.AuthCredentialsContext) (rueidis.AuthCredentials, error) {
+	return rueidis.AuthCredentials{Username: r.username, Password: *r.password.Load()}, nil
+}
+
+// refused starts a read of the password in the background when err is the server's
+// refusal of AUTH and no read started within the interval. A nil r does nothing.
+func (r *passwordRenewal) refused(err error) {
+	if r == nil || !isAuthRefusal(err) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	if !r.last.IsZero() && now.Sub(r.last) < r.every {
+		return
+	}
+	r.last = now
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), passwordReadTimeout)
+		defer cancel()
+		if p, err := r.read(ctx); err == nil && p != "" {
+			r.password.Store(&p)
+		}
+	}()
+}
+
+// isAuthRefusal reports whether err is the server's answer to a wrong password
+// (WRONGPASS) or to none (NOAUTH).
+func isAuthRefusal(err error) bool {
+	var e *rueidis.RedisError
+	if !errors.As(err, &e) {
+		return false
+	}
+	msg := e.Error()
+	return strings.HasPrefix(msg, "WRONGPASS") || strings.HasPrefix(msg, "NOAUTH")
 }
