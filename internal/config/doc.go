@@ -18,8 +18,8 @@
 //     AWS_ENDPOINT_URL_DYNAMODB points it at DynamoDB Local.
 //   - upstash: tenants and counters in one Upstash Redis database, UPSTASH_REDIS_REST_URL
 //     and UPSTASH_REDIS_REST_TOKEN. When the token is unset and
-//     UPSTASH_REDIS_REST_TOKEN_SECRET_ARN is set, the token is read once from AWS
-//     Secrets Manager (GetSecretValue, SigV4-signed with the function's credentials;
+//     UPSTASH_REDIS_REST_TOKEN_SECRET_ARN is set, the token is read from AWS Secrets
+//     Manager at start and again after a 401, at most once a minute (GetSecretValue, SigV4-signed with the function's credentials;
 //     AWS_ENDPOINT_URL_SECRETS_MANAGER overrides the endpoint). The secret's
 //     SecretString is the token itself.
 //   - redis: tenants and counters in Redis or Valkey over RESP (pkg/store/redis: a
