@@ -15,16 +15,6 @@ import (
 // scripts, the names of the keys, the decoding of a stored tenant and the meaning of
 // the scripts' answers.
 
-// Scripts are the tenant store's Lua scripts (the .lua files of this package).
-type Scripts struct {
-	Create, Replace, Delete, PutKey, ChangeKey *Script
-}
-
-// SharedScripts returns the scripts.
-func SharedScripts() Scripts {
-	return Scripts{createScript, replaceScript, deleteScript, putKeyScript, changeKeyScript}
-}
-
 // Layout names a store's Redis keys, each starting with Prefix (see the package doc).
 type Layout struct {
 	Prefix string
