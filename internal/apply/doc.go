@@ -40,7 +40,8 @@
 // diff (If-Match, the version in quotes): when another client changed the object in
 // between, the server answers 412 and Write stops with an error wrapping ErrConflict
 // that names the object and says to run again; nothing is lost. A create that finds the
-// object created meanwhile (409) is a conflict too.
+// object created meanwhile (409) is a conflict too. A key's revocation is not
+// conditional: key records have no version, and revoking is idempotent.
 //
 // # The admin API
 //
