@@ -130,35 +130,38 @@ func TestSecondApplyWritesNothing(t *testing.T) {
 
 // TestConflictIsReported: another client's write between apply's read and its
 // conditional write (injected by the server, before it serves apply's write) is
-// reported as a conflict naming the object, not overwritten.
+// reported as a conflict naming the object, and not overwritten: for a replace of a
+// tenant and of a plan, and for the delete of a tenant by prune.
 func TestConflictIsReported(t *testing.T) {
 	tests := []struct {
-		name, path, object  string
-		inject, kept, check string
+		name, write, path, object string
+		injectMethod, inject      string
+		kept                      string
+		prune                     bool
 	}{
-		{"tenant", "/tenants/acme", "tenant acme", `{"timezone": "Europe/Paris"}`, `"timezone":"Europe/Paris"`, "/tenants/acme"},
-		{"plan", "/plans/pro", "plan pro", `{"rules": [], "routes": []}`, `"rules":[]`, "/plans/pro"},
+		{"tenant", http.MethodPut, "/tenants/acme", "tenant acme", http.MethodPatch, `{"timezone": "Europe/Paris"}`, `"timezone":"Europe/Paris"`, false},
+		{"plan", http.MethodPut, "/plans/pro", "plan pro", http.MethodPut, `{"rules": [], "routes": []}`, `"rules":[]`, false},
+		{"prune", http.MethodDelete, "/tenants/legacy", "tenant legacy", http.MethodPatch, `{"metadata": {"keep": "me"}}`, `"keep":"me"`, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(t)
 			seed(t, s)
 			s.beforeWrite = func(r *http.Request) {
-				if r.Method == http.MethodPut && r.URL.Path == tc.path {
+				if r.Method == tc.write && r.URL.Path == tc.path {
 					s.beforeWrite = nil
-					method := map[string]string{"tenant": http.MethodPatch, "plan": http.MethodPut}[tc.name]
-					if code := s.call(t, method, tc.path, `"1"`, tc.inject); code != http.StatusOK {
+					if code := s.call(t, tc.injectMethod, tc.path, `"1"`, tc.inject); code != http.StatusOK {
 						t.Errorf("the injected write: %d", code)
 					}
 				}
 			}
 			var out bytes.Buffer
-			err := apply.Run(context.Background(), s.client(t), noPlanFile(t), false, false, &out)
+			err := apply.Run(context.Background(), s.client(t), noPlanFile(t), tc.prune, false, &out)
 			if !errors.Is(err, apply.ErrConflict) || !strings.Contains(err.Error(), tc.object+": ") || !strings.Contains(err.Error(), "run edgelimit apply again") {
 				t.Fatalf("error %v; want ErrConflict naming %s and saying to run again", err, tc.object)
 			}
-			if body := s.get(t, tc.check); !strings.Contains(body, tc.kept) {
-				t.Errorf("%s after the conflict: %s; want the other client's write (%s) kept", tc.check, body, tc.kept)
+			if body := s.get(t, tc.path); !strings.Contains(body, tc.kept) {
+				t.Errorf("%s after the conflict: %s; want the other client's write (%s) kept", tc.path, body, tc.kept)
 			}
 		})
 	}

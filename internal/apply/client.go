@@ -170,4 +170,5 @@ type StatusError struct {
 	msg    string
 }
 
+// Error is the method, path, status and the problem's field and detail.
 func (e *StatusError) Error() string { return e.msg }
