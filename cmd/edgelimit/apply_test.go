@@ -8,14 +8,23 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/edgelimit/edgelimit/internal/testenv"
 )
 
-// startDevInProcess serves edgelimit dev's handler (memory backend, with its demo
-// tenant and key) on a loopback port, and returns its base URL.
-func startDevInProcess(t *testing.T) string {
+// startDevInProcess serves edgelimit dev's handler (with its demo tenant and key) on a
+// loopback port, with env set in the process's environment (the AWS SDK reads it too),
+// and returns its base URL.
+func startDevInProcess(t *testing.T, env map[string]string) string {
 	t.Helper()
-	env := map[string]string{"EDGELIMIT_BACKEND": "memory"}
-	o := devOptions{listen: "127.0.0.1:0", getenv: func(k string) string { return env[k] }}
+	t.Setenv("EDGELIMIT_TENANTS_FILE", "")
+	t.Setenv("EDGELIMIT_BACKEND", "memory")
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	o := devOptions{listen: "127.0.0.1:0", getenv: os.Getenv}
 	srv, ln, _, err := startDev(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -25,14 +34,52 @@ func startDevInProcess(t *testing.T) string {
 	return "http://" + ln.Addr().String()
 }
 
-// TestApplyAndExportOnDev: against edgelimit dev's admin API, a dry run prints the
-// diff and writes nothing, apply writes it, and the export (JSON, then YAML to stdout)
-// applies with --prune as no change.
+// devBackends are the backends TestApplyAndExportOnDev runs edgelimit dev on: the
+// persistent ones skip without their services (and fail under CI).
+var devBackends = []struct {
+	name string
+	env  func(t *testing.T, suffix string) map[string]string
+}{
+	{"memory", func(*testing.T, string) map[string]string { return nil }},
+	{"dynamodb", func(t *testing.T, suffix string) map[string]string {
+		url := testenv.DynamoDBURL(t)
+		tables := []string{"apply-tenants-" + suffix, "apply-counters-" + suffix}
+		t.Cleanup(func() {
+			client := testenv.DynamoDBLocal(url, "edgelimittest")
+			for _, table := range tables {
+				if _, err := client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &table}); err != nil {
+					t.Errorf("deleting table %s: %v", table, err)
+				}
+			}
+		})
+		return map[string]string{"EDGELIMIT_BACKEND": "dynamodb", "AWS_ENDPOINT_URL_DYNAMODB": url, "AWS_ACCESS_KEY_ID": "edgelimittest",
+			"AWS_SECRET_ACCESS_KEY": "edgelimittest", "AWS_SESSION_TOKEN": "", "AWS_REGION": "us-east-1",
+			"EDGELIMIT_TENANTS_TABLE": tables[0], "EDGELIMIT_COUNTERS_TABLE": tables[1]}
+	}},
+	{"upstash", func(t *testing.T, suffix string) map[string]string {
+		url, token := testenv.UpstashURL(t)
+		return map[string]string{"EDGELIMIT_BACKEND": "upstash", "UPSTASH_REDIS_REST_URL": url, "UPSTASH_REDIS_REST_TOKEN": token,
+			"EDGELIMIT_UPSTASH_PREFIX": "el:apply" + suffix + ":"}
+	}},
+	{"redis", func(t *testing.T, suffix string) map[string]string {
+		return map[string]string{"EDGELIMIT_BACKEND": "redis", "EDGELIMIT_REDIS_ADDR": testenv.RedisAddr(t), "EDGELIMIT_REDIS_PREFIX": "el:apply" + suffix + ":"}
+	}},
+}
+
+// TestApplyAndExportOnDev: against edgelimit dev's admin API on each backend, a dry
+// run prints the diff and writes nothing, apply writes it, a second apply writes
+// nothing, and the export (JSON to a file, then YAML to stdout) applies with --prune
+// as no change.
 func TestApplyAndExportOnDev(t *testing.T) {
-	base := startDevInProcess(t)
+	for _, b := range devBackends {
+		t.Run(b.name, func(t *testing.T) { applyAndExport(t, startDevInProcess(t, b.env(t, randomSuffix(t)))) })
+	}
+}
+
+func applyAndExport(t *testing.T, base string) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "limits.yaml")
-	limits := "tenants:\n  - id: acme\n    rules: [{name: minute, algorithm: sliding_window, limit: 100, period: 1m}]\n    metadata: {owner: billing}\n"
+	limits := "tenants:\n  - id: acme\n    timezone: Europe/Paris\n    rules: [{name: minute, algorithm: sliding_window, limit: 100, period: 1m}, {name: daily, algorithm: fixed_window, limit: 5000, period: day}]\n    routes: [{method: POST, resource: /orders, rules: [{algorithm: token_bucket, limit: 5, period: 1s, burst: 10, scope: key}]}]\n    metadata: {owner: billing}\n"
 	if err := os.WriteFile(file, []byte(limits), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +121,7 @@ func TestApplyAndExportOnDev(t *testing.T) {
 // honour it (or cannot be reached) exits 1, each naming the problem, with nothing on
 // stdout.
 func TestApplyExitCodes(t *testing.T) {
-	base := startDevInProcess(t)
+	base := startDevInProcess(t, nil)
 	tests := []struct {
 		file, admin string
 		code        int
