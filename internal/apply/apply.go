@@ -75,6 +75,11 @@ func Run(ctx context.Context, c *Client, want *State, prune, dryRun bool, w io.W
 		return err
 	}
 	changes, err := Diff(want, have, prune)
+	if err == nil && len(changes) > 0 {
+		if err = have.Refresh(ctx, c, changes); err == nil {
+			changes, err = Diff(want, have, prune)
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -134,14 +134,14 @@ func TestSecondApplyWritesNothing(t *testing.T) {
 // tenant and of a plan, and for the delete of a tenant by prune.
 func TestConflictIsReported(t *testing.T) {
 	tests := []struct {
-		name, write, path, object string
-		injectMethod, inject      string
-		kept                      string
-		prune                     bool
+		name, write, path, object  string
+		injectMethod, etag, inject string
+		kept                       string
+		prune                      bool
 	}{
-		{"tenant", http.MethodPut, "/tenants/acme", "tenant acme", http.MethodPatch, `{"timezone": "Europe/Paris"}`, `"timezone":"Europe/Paris"`, false},
-		{"plan", http.MethodPut, "/plans/pro", "plan pro", http.MethodPut, `{"rules": [], "routes": []}`, `"rules":[]`, false},
-		{"prune", http.MethodDelete, "/tenants/legacy", "tenant legacy", http.MethodPatch, `{"metadata": {"keep": "me"}}`, `"keep":"me"`, true},
+		{"tenant", http.MethodPut, "/tenants/acme", "tenant acme", http.MethodPatch, `"1"`, `{"timezone": "Europe/Paris"}`, `"timezone":"Europe/Paris"`, false},
+		{"plan", http.MethodPut, "/plans/pro", "plan pro", http.MethodPut, `"plan-v1"`, `{"rules": [], "routes": []}`, `"rules":[]`, false},
+		{"prune", http.MethodDelete, "/tenants/legacy", "tenant legacy", http.MethodPatch, `"1"`, `{"metadata": {"keep": "me"}}`, `"keep":"me"`, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestConflictIsReported(t *testing.T) {
 			s.beforeWrite = func(r *http.Request) {
 				if r.Method == tc.write && r.URL.Path == tc.path {
 					s.beforeWrite = nil
-					if code := s.call(t, tc.injectMethod, tc.path, `"1"`, tc.inject); code != http.StatusOK {
+					if code := s.call(t, tc.injectMethod, tc.path, tc.etag, tc.inject); code != http.StatusOK {
 						t.Errorf("the injected write: %d", code)
 					}
 				}

@@ -37,11 +37,13 @@
 // second apply of a file makes no request but reads.
 //
 // Every write of an object that exists is conditional on the ETag read before the
-// diff (If-Match, the version in quotes): when another client changed the object in
-// between, the server answers 412 and Write stops with an error wrapping ErrConflict
-// that names the object and says to run again; nothing is lost. A create that finds the
-// object created meanwhile (409) is a conflict too. A key's revocation is not
-// conditional: key records have no version, and revoking is idempotent.
+// diff: Refresh reads each object to replace or delete again (GET), and the diff
+// printed is against that body, the If-Match its ETag header. When another client
+// changed the object in between, the server answers 412 and Write stops with an error
+// wrapping ErrConflict that names the object and says to run again; nothing is lost. A
+// create that finds the object created meanwhile (409) is a conflict too. A key's
+// revocation is not conditional: key records have no version, and revoking is
+// idempotent.
 //
 // # The admin API
 //

@@ -15,7 +15,7 @@ import (
 // PUT /plans/{id} (201 on create, 409 if it exists without If-Match; 200 on update
 // with If-Match, 412 on a stale one, 404 if there is none), GET /plans/{id}, GET
 // /plans ({"plans": [...], "next_page_token": null}) and DELETE /plans/{id} under
-// If-Match (204). It validates nothing: the client's normalization is under test.
+// If-Match (204). Its ETags are not the version in quotes (see etag). It validates nothing: the client's normalization is under test.
 type fakePlans struct {
 	mu    sync.Mutex
 	plans map[string]fakePlan
@@ -27,6 +27,10 @@ type fakePlan struct {
 	Routes  json.RawMessage `json:"routes"`
 	Version int64           `json:"version"`
 }
+
+// etag is the plan's ETag: not its version in quotes, as the admin API writes a
+// tenant's, so that a client that derives it from the version fails.
+func (p fakePlan) etag() string { return `"plan-v` + strconv.FormatInt(p.Version, 10) + `"` }
 
 func newFakePlans() *fakePlans { return &fakePlans{plans: map[string]fakePlan{}} }
 
@@ -53,7 +57,7 @@ func (f *fakePlans) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.put(w, r, fakePlan{ID: id}, http.StatusCreated)
 	case !exists:
 		w.WriteHeader(http.StatusNotFound)
-	case ifMatch != strconv.Quote(strconv.FormatInt(p.Version, 10)):
+	case ifMatch != p.etag():
 		w.WriteHeader(http.StatusPreconditionFailed)
 	case r.Method == http.MethodPut:
 		f.put(w, r, p, http.StatusOK)
@@ -78,7 +82,7 @@ func (f *fakePlans) put(w http.ResponseWriter, r *http.Request, p fakePlan, stat
 }
 
 func (f *fakePlans) write(w http.ResponseWriter, status int, p fakePlan) {
-	w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(p.Version, 10)))
+	w.Header().Set("ETag", p.etag())
 	writeJSON(w, status, p)
 }
 

@@ -62,6 +62,44 @@ func (s *State) add(kind string, objs []Object, out map[string]Object, normalize
 	return nil
 }
 
+// Refresh reads again each plan and tenant that changes replace or delete (GET
+// /plans/{id}, /tenants/{id}), and keeps that body with the ETag header of the same
+// answer: a Diff after it compares the file with exactly the version that the writes'
+// If-Match names, whatever form the server's ETags take. An object gone meanwhile is
+// dropped (Diff then creates it).
+func (s *State) Refresh(ctx context.Context, c *Client, changes []Change) error {
+	for _, ch := range changes {
+		if ch.Op == '+' || ch.Kind == "key" {
+			continue
+		}
+		objs, normalize := s.Tenants, normalizeTenant
+		if ch.Kind == "plan" {
+			objs, normalize = s.Plans, normalizePlan
+		}
+		r, err := c.do(ctx, http.MethodGet, ch.path, nil, "")
+		switch {
+		case err != nil:
+			return err
+		case r.status == http.StatusNotFound:
+			delete(objs, ch.ID)
+			continue
+		case r.status != http.StatusOK:
+			return apiError(http.MethodGet, ch.path, r)
+		}
+		var obj Object
+		if err := decodeObject(r.body, &obj); err != nil {
+			return fmt.Errorf("GET %s: the answer does not read: %w", ch.path, err)
+		}
+		if err := s.add(ch.Kind, []Object{obj}, objs, normalize); err != nil {
+			return err
+		}
+		if r.etag != "" {
+			s.etags[ref{ch.Kind, ch.ID}] = r.etag
+		}
+	}
+	return nil
+}
+
 // readKeys adds the key records of tenant id.
 func (s *State) readKeys(ctx context.Context, c *Client, id string) error {
 	path := "/tenants/" + url.PathEscape(id) + "/keys"
