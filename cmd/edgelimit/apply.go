@@ -18,7 +18,8 @@ const applyUsage = `usage: edgelimit apply -f FILE --admin URL [--dry-run] [--pr
 
 Makes the admin API at URL hold the plans, tenants and keys of FILE (YAML, or JSON
 when it ends in .json or starts with '{'; - reads stdin): limits kept as code. It
-validates the whole file, reads the server, prints one line per object to change
+validates the whole file (a problem exits 2, naming the object and field, and writes
+nothing), reads the server, prints one line per object to change
 ("+ tenant acme", "~ tenant acme: rules[0].limit 100 -> 200", "- tenant old") and a
 summary, then writes them; --dry-run stops after the diff. Objects the file does not
 name are left alone; --prune deletes them (a key is revoked). Each write carries the

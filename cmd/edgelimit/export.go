@@ -27,7 +27,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit export", flag.ContinueOnError)
 	admin := fs.String("admin", "", "the admin API's base `URL` (required)")
 	out := fs.String("o", "", "the `FILE` to write (default: stdout)")
-	format := fs.String("format", "", "yaml or json (default: json for an -o FILE ending in .json, else yaml)")
+	format := fs.String("format", "", "the output `FORMAT`: yaml or json (default: json for an -o FILE ending in .json, else yaml)")
 	if code := parseArgs(fs, exportUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
