@@ -58,11 +58,13 @@ func TestExportThenApplyWritesNothing(t *testing.T) {
 }
 
 // TestExportYAMLQuotesWhatYAMLWouldMisread: strings that plain YAML would read as
-// another type ("on", "123", "") stay strings through export and Parse.
+// another type ("on", "123", "", a key id of digits) stay strings through export and
+// Parse.
 func TestExportYAMLQuotesWhatYAMLWouldMisread(t *testing.T) {
 	s := newServer(t)
 	s.putTenant(t, `{"id": "quoted", "rules": [{"algorithm": "fixed_window", "limit": 1, "period": "1s"}],
 		"metadata": {"a": "on", "b": "123", "c": "", "d": "null", "e": "- x", "f": "1e3"}}`)
+	s.putKey(t, "quoted", "12345678") // a key id that plain YAML reads as a number
 	data, err := apply.Export(context.Background(), s.client(t), false)
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +78,9 @@ func TestExportYAMLQuotesWhatYAMLWouldMisread(t *testing.T) {
 		if md[k] != v {
 			t.Errorf("metadata.%s: %#v after export and Parse, want %q\n%s", k, md[k], v, data)
 		}
+	}
+	if want.Keys["12345678"].Tenant != "quoted" {
+		t.Errorf("key 12345678 after export and Parse: %+v\n%s", want.Keys, data)
 	}
 	if !strings.Contains(string(data), `a: "on"`) {
 		t.Errorf("metadata.a is not quoted (YAML 1.1 reads on as true):\n%s", data)

@@ -21,12 +21,13 @@ var planFields = map[string]bool{"id": true, "rules": true, "routes": true, "ver
 var placeholderRule = map[string]any{"name": "placeholder", "algorithm": "fixed_window", "limit": 1, "period": "1s"}
 
 // normalizeTenant validates a tenant and fills in its defaults, as the admin API stores
-// it: tenant.Decode for every field but plan, which is the id of a plan or absent.
+// it: tenant.Decode for every field but plan, which is the id of a plan, or absent
+// (null and "" too).
 func normalizeTenant(obj Object) (Object, error) {
 	t := maps.Clone(obj)
 	plan, ok := t["plan"].(string)
-	if _, given := t["plan"]; given && (!ok || !tenant.ValidID(plan)) {
-		return nil, fmt.Errorf("plan: %s is not a plan id", compact(t["plan"]))
+	if v := t["plan"]; v != nil && v != "" && (!ok || !tenant.ValidID(plan)) {
+		return nil, fmt.Errorf("plan: %s is not a plan id", compact(v))
 	}
 	delete(t, "plan")
 	out, err := decodeTenant(t, plan != "")

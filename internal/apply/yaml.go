@@ -47,6 +47,11 @@ func jsonValue(v any, path string) (any, error) {
 		}
 		return v, nil
 	case map[any]any:
+		for k := range v {
+			if _, ok := k.(string); !ok {
+				return nil, fmt.Errorf("YAML: %s: the key %v is not a string: quote it (\"%[2]v\")", orRoot(path), k)
+			}
+		}
 		return nil, fmt.Errorf("YAML: %s: a mapping key is not a string", orRoot(path))
 	case []any:
 		for i, e := range v {
