@@ -17,7 +17,7 @@ import (
 
 // every (sub)command, as the words that name it.
 var everyCommand = [][]string{
-	{}, {"dev"}, {"simulate"}, {"keys"}, {"keys", "new"}, {"keys", "hash"}, {"upstash-local"}, {"version"},
+	{}, {"dev"}, {"simulate"}, {"keys"}, {"keys", "new"}, {"keys", "hash"}, {"apply"}, {"export"}, {"upstash-local"}, {"version"},
 }
 
 // TestEveryCommandIsCovered: the table above names every command of `commands`.
@@ -93,6 +93,14 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"upstash-local", "--nope"}, "edgelimit upstash-local: flag provided but not defined: -nope"},
 		{[]string{"upstash-local", "extra"}, `edgelimit upstash-local: unexpected argument "extra"`},
 		{[]string{"version", "extra"}, `edgelimit version: unexpected argument "extra"`},
+		{[]string{"apply", "--admin", "http://127.0.0.1:1"}, "edgelimit apply: -f is required"},
+		{[]string{"apply", "-f", "x.yaml"}, "edgelimit apply: --admin is required"},
+		{[]string{"apply", "-f", "x.yaml", "--admin", "ftp://x", "extra"}, `edgelimit apply: unexpected argument "extra"`},
+		{[]string{"apply", "-f", "/nonexistent/x.yaml", "--admin", "http://127.0.0.1:1"}, `edgelimit apply: -f "/nonexistent/x.yaml": no such file`},
+		{[]string{"apply", "-f", "-", "--admin", "ftp://x"}, `edgelimit apply: --admin "ftp://x": want the admin API's base URL`},
+		{[]string{"export"}, "edgelimit export: --admin is required"},
+		{[]string{"export", "--admin", "http://127.0.0.1:1", "--format", "toml"}, `edgelimit export: --format "toml": want yaml or json`},
+		{[]string{"export", "--admin", "127.0.0.1:3000"}, `edgelimit export: --admin "127.0.0.1:3000": want the admin API's base URL`},
 		// A flag's bad value is a usage error too, named by the flag.
 		{[]string{"simulate", "--trace", "-", "--rule", `{}`}, "edgelimit simulate: --rule 1: algorithm"},
 		{[]string{"simulate", "--trace", "-", "--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`, "--timezone", "Mars"}, `edgelimit simulate: --timezone "Mars": not an IANA time zone`},

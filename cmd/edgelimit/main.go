@@ -1,5 +1,6 @@
 // Command edgelimit is the edgelimit command-line tool: it replays traffic through
-// the limiter (simulate) and runs local services for development.
+// the limiter (simulate), runs local services for development, and keeps an admin
+// API's limits as a file says (apply, export).
 //
 // Every command and subcommand prints its usage to stdout and exits 0 when asked for
 // help (-h, --help, a lone "help", or `edgelimit help COMMAND [SUBCOMMAND]`); a bad flag
@@ -25,7 +26,9 @@ type command struct {
 
 // commands lists every subcommand; each lives in its own file.
 var commands = map[string]command{
+	"apply":         {"apply a file of plans, tenants and keys to the admin API (--dry-run: the diff)", runApply, nil},
 	"dev":           {"run the authorizer and admin API locally, as API Gateway would", runDev, nil},
+	"export":        {"write the admin API's plans, tenants and keys as a file for apply", runExport, nil},
 	"keys":          {"make and hash API keys for a tenants file", runKeys, []string{"new", "hash"}},
 	"simulate":      {"replay a trace of requests through a rule set", runSimulate, nil},
 	"upstash-local": {"serve the Upstash REST API in front of a Redis server", runUpstashLocal, nil},
@@ -33,7 +36,7 @@ var commands = map[string]command{
 }
 
 // commandOrder is the order usage lists the commands in.
-var commandOrder = []string{"dev", "simulate", "keys", "upstash-local", "version"}
+var commandOrder = []string{"dev", "simulate", "keys", "apply", "export", "upstash-local", "version"}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
