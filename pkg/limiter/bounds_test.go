@@ -337,3 +337,33 @@ func (b *refBucket) delay(at int64) int64 {
 
 func (b *refBucket) horizon(at int64) int64 { return ceilRat(b.from(at)) } // full
 func (b *refBucket) admit(at, cost int64)   { b.tat = b.after(at, cost) }
+
+// TestLogAtTheBoundsHoldsOneEntryPerInstant: a sliding_log of limit 10^12 keeps one
+// entry per distinct admitted instant, whatever the costs, and drops the entries that
+// leave its period, so its memory follows the instants admitted in one period.
+func TestLogAtTheBoundsHoldsOneEntryPerInstant(t *testing.T) {
+	r, err := limiter.ParseRule([]byte(`{"algorithm": "sliding_log", "limit": 1000000000000, "period": "1s"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := limiter.NewSet([]limiter.Rule{r}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := set.NewStates()
+	start := limiter.MaxTime - 10_000_000
+	for i := range int64(3000) { // 30 requests at each of 100 instants 10ms apart
+		if d, err := set.Decide(states, start+i/30*10_000, 300_000_000); err != nil || !d.Allowed {
+			t.Fatalf("request %d: %+v, %v", i, d, err)
+		}
+	}
+	if n := states[0].Log.Len(); n != 100 {
+		t.Fatalf("the log holds %d entries after 3000 requests at 100 instants, want 100", n)
+	}
+	if _, err := set.Decide(states, start+990_000+1_000_000, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := states[0].Log.Len(); n != 1 {
+		t.Fatalf("the log holds %d entries a period after its newest, want 1 (the new one)", n)
+	}
+}
