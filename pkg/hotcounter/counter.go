@@ -163,8 +163,9 @@ func leastCapacity(set *limiter.Set) (int, int64) {
 func maxWait(set *limiter.Set, leaseTime int64) int64 {
 	w := leaseTime
 	for i := range set.Len() {
-		if r := set.Rule(i); r.IsBucket() {
-			w = min(w, r.Capacity()*r.Period.Micros()/r.Limit/4)
+		if set.Rule(i).IsBucket() {
+			_, _, fill, _ := set.Emission(i) // burst x period / limit, rounded down
+			w = min(w, fill/4)
 		}
 	}
 	return w

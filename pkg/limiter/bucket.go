@@ -1,5 +1,7 @@
 package limiter
 
+import "math/bits"
+
 // The buckets are GCRA: one theoretical arrival time (TAT) per key, the instant at which
 // the bucket would be full again. A request of cost moves TAT by cost emission
 // intervals T = period/limit and is allowed iff the new TAT is at most now + burst*T.
@@ -77,13 +79,18 @@ func (c *compiled) retryAfter(now, nt, nf int64) int64 {
 	return ceilFrac(rt, rf) - now
 }
 
-// advance returns tat + n*T.
+// advance returns tat + n*T. n*r, below cost x limit, may exceed int64: its 128-bit
+// product is divided only when it carries into whole microseconds.
 func (c *compiled) advance(tat, frac, n int64) (int64, int64) {
-	f := frac + n*c.r
-	if uint64(f) < uint64(c.Limit) { // 0 <= f < limit: no carry, no division
-		return tat + n*c.q, f
+	hi, lo := bits.Mul64(uint64(n), uint64(c.r))
+	lo, carry := bits.Add64(lo, uint64(frac), 0)
+	hi += carry
+	if hi == 0 && lo < uint64(c.Limit) { // 0 <= f < limit: no carry, no division
+		return tat + n*c.q, int64(lo)
 	}
-	return tat + n*c.q + f/c.Limit, f % c.Limit
+	// n*r + frac < (n+1)*limit, so the quotient is at most n and hi < limit.
+	q, rem := bits.Div64(hi, lo, uint64(c.Limit))
+	return tat + n*c.q + int64(q), int64(rem)
 }
 
 // norm brings a fraction back into [0, limit).

@@ -12,9 +12,12 @@
 // arithmetic, and a conformance suite requires identical decisions from all of them.
 //
 // Time is int64 microseconds since the Unix epoch (see Micros), never float seconds.
-// Rules are bounded (limit and burst at most 1e6, periods from 1ms to 31 days, an empty
-// bucket refilling within 10 years) so that every intermediate value of the arithmetic
-// stays below 2^53 where a backend works in doubles, and is exact everywhere.
+// Rules are bounded: limit and burst (so a request's cost) at most MaxLimit (10^12),
+// periods from 1ms to 31 days, an empty bucket refilling within 10 years
+// (MaxFillMicros), instants before 2200 (MaxTime). Every value a decision returns or
+// stores stays below 2^53, so a backend working in doubles holds it exactly; products
+// of two of them (a count times a period, about 2.7e24 at the bounds) exceed int64, and
+// this package forms them in 128 bits (math/bits), without allocating.
 //
 // The algorithms:
 //   - fixed_window: at most limit per window; windows are aligned to the Unix epoch, or

@@ -6,7 +6,7 @@ import (
 )
 
 // FieldError is a validation error that names the field, the offending value and the
-// reason, such as `rules[1].limit = 0: must be between 1 and 1000000`.
+// reason, such as `rules[1].limit = 0: must be between 1 and 1000000000000`.
 type FieldError struct {
 	Field  string // the field's path, such as "limit" or "rules[1].period"
 	Value  string // the offending value as written, JSON-quoted when it is a string

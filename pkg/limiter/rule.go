@@ -33,10 +33,12 @@ const (
 	AnchorFirstRequest Anchor = "first_request"
 )
 
-// Rule bounds, chosen so that every intermediate of the arithmetic is exact in doubles
-// (below 2^53) as well as in int64: see the package doc.
+// Rule bounds: see the package doc, and docs/design.md (Rules) for how each backend
+// stays exact within them.
 const (
-	MaxLimit = 1_000_000
+	// MaxLimit bounds limit and burst, and so a request's cost: 10^12, which holds a
+	// month of two billion tokens with room to spare.
+	MaxLimit = 1_000_000_000_000
 	// MaxFillMicros bounds burst*period/limit, the time an empty bucket takes to refill.
 	MaxFillMicros int64 = 3650 * 24 * 3600 * microsPerSecond
 	maxNameLen          = 64

@@ -11,9 +11,9 @@ func TestParseRuleErrors(t *testing.T) {
 	tests := []struct {
 		name, json, want string
 	}{
-		{"limit zero", `{"algorithm": "fixed_window", "limit": 0, "period": "1s"}`, "limit = 0: must be between 1 and 1000000"},
-		{"limit above the bound", `{"algorithm": "fixed_window", "limit": 1000001, "period": "1s"}`, "limit = 1000001: must be between 1 and 1000000"},
-		{"limit missing", `{"algorithm": "fixed_window", "period": "1s"}`, "limit = 0: must be between 1 and 1000000"},
+		{"limit zero", `{"algorithm": "fixed_window", "limit": 0, "period": "1s"}`, "limit = 0: must be between 1 and 1000000000000"},
+		{"limit above the bound", `{"algorithm": "fixed_window", "limit": 1000000000001, "period": "1s"}`, "limit = 1000000000001: must be between 1 and 1000000000000"},
+		{"limit missing", `{"algorithm": "fixed_window", "period": "1s"}`, "limit = 0: must be between 1 and 1000000000000"},
 		{"limit fractional", `{"algorithm": "fixed_window", "limit": 1.5, "period": "1s"}`, "limit = 1.5: must be a JSON integer"},
 		{"limit exponent", `{"algorithm": "fixed_window", "limit": 1e3, "period": "1s"}`, "limit = 1e3: must be a JSON integer"},
 		{"limit as a string", `{"algorithm": "fixed_window", "limit": "10", "period": "1s"}`, `limit = "10": must be a JSON integer`},
@@ -27,7 +27,7 @@ func TestParseRuleErrors(t *testing.T) {
 		{"period not a string", `{"algorithm": "fixed_window", "limit": 1, "period": 60}`, `period = 60: must be a string`},
 		{"calendar period on a bucket", `{"algorithm": "token_bucket", "limit": 1, "period": "day"}`, `period = "day": calendar periods are for fixed_window only`},
 		{"burst on a window", `{"algorithm": "sliding_log", "limit": 1, "period": "1s", "burst": 2}`, "burst = 2: applies to token_bucket and leaky_bucket only"},
-		{"burst zero", `{"algorithm": "token_bucket", "limit": 1, "period": "1s", "burst": 0}`, "burst = 0: must be between 1 and 1000000"},
+		{"burst zero", `{"algorithm": "token_bucket", "limit": 1, "period": "1s", "burst": 0}`, "burst = 0: must be between 1 and 1000000000000"},
 		{"bucket refilling for centuries", `{"algorithm": "token_bucket", "limit": 1, "period": "744h", "burst": 1000}`, "burst = 1000: an empty bucket would take more than 10 years"},
 		{"anchor on a bucket", `{"algorithm": "token_bucket", "limit": 1, "period": "1s", "anchor": "first_request"}`, `anchor = "first_request": applies to fixed_window only`},
 		{"anchor with a calendar period", `{"algorithm": "fixed_window", "limit": 1, "period": "day", "anchor": "first_request"}`, `calendar periods start at local midnight`},

@@ -77,8 +77,9 @@ func compile(r Rule) compiled {
 	}
 	if r.IsBucket() {
 		c.q, c.r = c.period/r.Limit, c.period%r.Limit
-		c.tolUS = r.Burst*c.q + r.Burst*c.r/r.Limit
-		c.tolFrac = r.Burst * c.r % r.Limit
+		// burst*r may exceed int64; burst*q is at most MaxFillMicros.
+		carry, frac, _ := mulAddDivMod(r.Burst, c.r, 0, r.Limit)
+		c.tolUS, c.tolFrac = r.Burst*c.q+carry, frac
 	}
 	return c
 }

@@ -1,5 +1,10 @@
 package limiter
 
+import (
+	"math"
+	"math/bits"
+)
+
 // Settle applies one settlement to the states of one counter of s: a request reserved
 // at instant at, settled at now for delta more (or, negative, less) than it reserved.
 // States that hold no state for a rule change only as a request would change them.
@@ -61,22 +66,40 @@ func (c *compiled) refund(st *State, z *Zone, at, now, n int64) {
 }
 
 // bucketRefund moves the theoretical arrival time back by n emission intervals, to
-// no earlier than the effective now: a full bucket stays full.
+// no earlier than the effective now: a full bucket stays full. n*T is formed in 128
+// bits, as advance forms it.
 func (c *compiled) bucketRefund(st *State, now, n int64) {
 	at := max(now, st.Last)
 	if st.TAT < at || st.TAT == at && st.TATFrac == 0 {
 		return // full
 	}
-	// (TAT, frac) - n*(q + r/limit), in whole microseconds and a fraction in [0, limit).
-	us := st.TAT - mulDiv(n, c.q, 1)
-	back := mulDiv(n, c.r, 1) // n*r: its whole microseconds and the remaining fraction
-	us -= back / c.Limit
-	frac := st.TATFrac - back%c.Limit
-	if frac < 0 {
-		us, frac = us-1, frac+c.Limit
+	whole, frac, ok := c.times(n)
+	if !ok || whole >= st.TAT-at {
+		st.TAT, st.TATFrac = at, 0
+		return
+	}
+	us, f := st.TAT-whole, st.TATFrac-frac
+	if f < 0 { // both fractions are in [0, limit): one borrow
+		us, f = us-1, f+c.Limit
 	}
 	if us < at {
-		us, frac = at, 0
+		us, f = at, 0
 	}
-	st.TAT, st.TATFrac = us, frac
+	st.TAT, st.TATFrac = us, f
+}
+
+// times returns n*T as whole microseconds and a fraction in units of 1/limit; ok is
+// false when the whole part does not fit in int64.
+func (c *compiled) times(n int64) (whole, frac int64, ok bool) {
+	hi, lo := bits.Mul64(uint64(n), uint64(c.q))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, 0, false
+	}
+	rh, rl := bits.Mul64(uint64(n), uint64(c.r)) // rh < limit, since r < limit
+	q, rem := bits.Div64(rh, rl, uint64(c.Limit))
+	sum, carry := bits.Add64(lo, q, 0)
+	if carry != 0 || sum > math.MaxInt64 {
+		return 0, 0, false
+	}
+	return int64(sum), int64(rem), true
 }

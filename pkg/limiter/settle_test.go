@@ -120,3 +120,22 @@ func TestConcurrencyRuleJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestBucketRefundAtTheBounds(t *testing.T) {
+	const tera = 1_000_000_000_000
+	s := newSet(t, Rule{Algorithm: TokenBucket, Limit: tera, Period: Every(744 * time.Hour), Burst: tera})
+	st := s.NewStates()
+	const t0 = 1_000_000_000_000_000
+	if !allowed(t, s, st, t0, tera) {
+		t.Fatal("a full bucket denied its burst")
+	}
+	s.Settle(st, t0, t0, -(tera - 3)) // actual 3
+	d, _ := s.Peek(st, t0, nil)
+	if d.Remaining != tera-3 {
+		t.Fatalf("after refunding all but 3 of 10^12: remaining %d, want %d", d.Remaining, int64(tera-3))
+	}
+	s.Settle(st, t0, t0, -tera) // more than it holds: full, no more
+	if d, _ := s.Peek(st, t0, nil); d.Remaining != tera {
+		t.Fatalf("an over-refund: remaining %d, want the burst", d.Remaining)
+	}
+}

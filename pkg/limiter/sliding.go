@@ -46,11 +46,12 @@ func slidingReset(at, ws, period, prev, curr int64) int64 {
 
 // slidingRetryAt returns the first instant at which a request of cost is allowed,
 // given that it is denied now. Within a window, floor(prev*(period-e)/period) <= m
-// holds iff period-e <= floor(((m+1)*period-1)/prev).
+// holds iff period-e <= floor(((m+1)*period-1)/prev). The products exceed int64 at the
+// rule bounds: mulDivBelow keeps them in 128 bits.
 func (c *compiled) slidingRetryAt(ws, prev, curr, cost int64) int64 {
 	p := c.period
 	if m := c.Limit - curr - cost; m >= 0 && prev > 0 {
-		if e := p - ((m+1)*p-1)/prev; e < p {
+		if e := p - mulDivBelow(m+1, p, prev); e < p {
 			return ws + e
 		}
 	}
@@ -58,7 +59,7 @@ func (c *compiled) slidingRetryAt(ws, prev, curr, cost int64) int64 {
 	if curr == 0 {
 		return ws + p
 	}
-	e := max(p-((c.Limit-cost+1)*p-1)/curr, 0)
+	e := max(p-mulDivBelow(c.Limit-cost+1, p, curr), 0)
 	return ws + p + e
 }
 

@@ -39,5 +39,5 @@ func ExampleDecode() {
 	  "routes": [{"method": "GET", "resource": "/orders", "rules": [{"algorithm": "fixed_window", "limit": 0, "period": "1m"}]}]}`))
 	fmt.Println(err)
 	// Output:
-	// routes[0].rules[0].limit = 0: must be between 1 and 1000000
+	// routes[0].rules[0].limit = 0: must be between 1 and 1000000000000
 }

@@ -92,6 +92,12 @@
 //
 // # Limits and costs
 //
+// The rule bounds (limits, bursts and costs up to 10^12, periods up to 31 days) stay
+// exact in DynamoDB numbers (38 digits): a bucket's t is at most about 7.6e27 (28
+// digits), counts at most 2e12. The Go that builds the expressions forms t and its
+// steps with math/big, and a sliding window's weighted previous count, prev x (period
+// - elapsed) / period, in 128 bits (about 2.7e24 before the division).
+//
 // DynamoDB performs two underlying writes of every item of a transaction (prepare and
 // commit): a decision over n counters whose items are under 1 KB costs 2n write units
 // (4 for 2 counters, 6 for 3), against 1 for one counter.

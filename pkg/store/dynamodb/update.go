@@ -1,6 +1,7 @@
 package dynamodb
 
 import (
+	"math/bits"
 	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -128,7 +129,7 @@ func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cos
 	p.expires = max(p.expires, start+2*period)
 	switch g.WindowStart {
 	case start:
-		weighted := g.Prev * (period - (at - start)) / period // <= 1e6 x 31 days: fits int64
+		weighted := weightedPrev(g.Prev, period-(at-start), period)
 		p.require(ws.Equal(p.num(start)).And(prev.Equal(p.num(g.Prev))).And(c.LessThanEqual(p.num(r.Limit - cost - weighted))))
 		p.update.Add(c, p.num(cost))
 		if p.leavesL(now, g.Last) {
@@ -147,6 +148,16 @@ func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cos
 	}
 	p.clock(prefix, at)
 	return false
+}
+
+// weightedPrev is floor(prev*left/period), what the previous window still weighs with
+// left of period to go. The product passes int64 at the rule bounds (1e12 x 31 days in
+// microseconds), so it is formed in 128 bits; the quotient is at most prev, since left
+// is at most period.
+func weightedPrev(prev, left, period int64) int64 {
+	hi, lo := bits.Mul64(uint64(prev), uint64(left))
+	q, _ := bits.Div64(hi, lo, uint64(period))
+	return int64(q)
 }
 
 // bucket: move the scaled TAT forward by cost intervals, relative when the bucket is

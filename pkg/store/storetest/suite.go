@@ -36,6 +36,7 @@ func RunCounters(t *testing.T, st store.Counters, opts CountersOptions) {
 	t.Run("BadInputOtherSet", func(t *testing.T) { testBadInputOtherSet(t, st) })
 	t.Run("RuleEdit", func(t *testing.T) { testRuleEdit(t, st) })
 	t.Run("Extremes", func(t *testing.T) { testExtremes(t, st, opts) })
+	t.Run("Bounds", func(t *testing.T) { testBounds(t, st, opts) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, st) })
 	t.Run("Counters", func(t *testing.T) { testCounters(t, st) })
 	t.Run("Atomicity", func(t *testing.T) { testAtomicity(t, st) })

@@ -4,10 +4,12 @@
 -- nothing anywhere. With one counter and mode "0" it is a peek.
 --
 -- This script restates pkg/limiter (the specification: Set.Decide, DecideAll) for
--- Redis. Every number is an integer below 2^53, where Lua doubles are exact; products
--- that could exceed that (a count times a period in microseconds) go through muldiv, a
--- long division in 10-bit digits. Numbers are written back as "%.0f" strings: Redis
--- would otherwise format them with 14 significant digits.
+-- Redis. Every number is an integer below 2^53, where Lua doubles are exact: counts
+-- and costs are at most 10^12 (below 2^40), periods below 2^42 microseconds, instants
+-- below 2^53. Products that could exceed that (a count times a period, about 2.7e24 at
+-- the bounds; a cost times the remainder of the emission interval, up to 1e24) go
+-- through muldiv, a long division in 10-bit digits. Numbers are written back as "%.0f"
+-- strings: Redis would otherwise format them with 14 significant digits.
 --
 -- KEYS holds every key the script touches (Upstash's allow-key-locking requires it):
 -- KEYS[1..k]  each counter's hash, in order, holding every rule's state in fields named
@@ -42,10 +44,11 @@ local function fdiv(x, d)
   return k
 end
 
--- floor((a*b + c) / d) and the remainder, for 0 <= a, c < 2^21, 0 <= b < 2^50 and
--- 0 < d < 2^42: Horner over b's 10-bit digits keeps every intermediate below 2^53. A
--- quotient of 2^50 or more saturates at 2^50 (remainder -1); callers compare it with a
--- period, which is far smaller.
+-- floor((a*b + c) / d) and the remainder, for 0 <= a, c < 2^42, 0 <= b < 2^50 and
+-- 0 < d < 2^42: Horner over b's 10-bit digits keeps every intermediate below 2^53 (a
+-- step is r*1024 + a*digit with r < d, at most (2^42-1)*(1024+1023)). A quotient of
+-- 2^50 or more saturates at 2^50 (remainder -1); callers compare it with a period,
+-- which is smaller, or know it to be below 2^41.
 local SAT = 1125899906842624
 local function muldiv(a, b, c, d)
   local digits = {}
@@ -212,7 +215,10 @@ local function bucket(r)
   local at = max(now, r.l)
   local tat, frac = r.t, r.f
   if tat < at then tat, frac = at, 0 end
-  local nt, nf = norm(tat + cost * r.p1, frac + cost * r.p2, r.limit)
+  -- TAT + cost*(q + r/limit): cost*q is at most the fill time, but cost*r may pass
+  -- 2^53, so its carry into whole microseconds comes from muldiv (a quotient <= cost).
+  local carry, nf = muldiv(cost, r.p2, frac, r.limit)
+  local nt = tat + cost * r.p1 + carry
   local lt, lf = at + r.p3, r.p4
   if nt > lt or (nt == lt and nf > lf) then
     local rt, rf = norm(nt - r.p3, nf - r.p4, r.limit)
