@@ -69,7 +69,7 @@ func TestSimulateErrors(t *testing.T) {
 		{"bad address", "1,a,1,192.0.2\n", rule, `line 1: address "192.0.2": want an IPv4 or IPv6 address`},
 		{"cost zero", "1,a,0\n", rule, `line 1: cost "0": want an integer >= 1`},
 		{"cost never allowed", "1,a,3\n", rule, `line 1: cost 3 exceeds the capacity 2 of rule "fixed_window"`},
-		{"bad rule", "1\n", []string{"--rule", `{"algorithm": "fixed_window", "limit": 0, "period": "1s"}`}, "--rule 1: limit = 0: must be between 1 and 1000000"},
+		{"bad rule", "1\n", []string{"--rule", `{"algorithm": "fixed_window", "limit": 0, "period": "1s"}`}, "--rule 1: limit = 0: must be between 1 and 1000000000000"},
 		// Rules are numbered from 1, as the flags are, in the set's errors too (they said
 		// rules[1] for the second rule, from 0).
 		{"second rule's name taken", "1\n", []string{"--rule", `{"algorithm": "fixed_window", "limit": 1, "period": "1s"}`, "--rule", `{"algorithm": "fixed_window", "limit": 2, "period": "1s"}`}, `--rule 2: name = "fixed_window": is already used`},
