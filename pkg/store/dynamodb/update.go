@@ -62,6 +62,10 @@ func (p *plan) planRule(set *limiter.Set, i int, prefix string, g *limiter.State
 		}
 	case limiter.SlidingLog:
 		p.log(r, prefix, g, now, cost)
+	case limiter.Concurrency:
+		if p.conc(set, i, prefix, g, now) {
+			p.keepsL |= 1 << i
+		}
 	default:
 		_, _, tolUS, _ := set.Emission(i)
 		if p.bucket(r, prefix, g, now, cost, tolUS+1) {
