@@ -63,3 +63,10 @@ func TestExactAcrossProcesses(t *testing.T) {
 	t.Setenv(envTable, table)
 	storetest.Exactness(t, st)
 }
+
+// TestSettle replays the reserve/settle traces (every algorithm, concurrency among
+// them, over three counters) on DynamoDB Local against the limiter.
+func TestSettle(t *testing.T) {
+	st, _, _ := newTestStore(t)
+	storetest.RunSettle(t, st)
+}

@@ -99,6 +99,33 @@
 // conflict where concurrent ADDs would not, so one tenant-scope item decided by many
 // instances at once is where contention shows first.
 //
+// # Settling a reservation
+//
+// Settle (store.Settler) is one TransactWriteItems: a Put of the idempotency marker
+// item pk = "settle#<id>", conditioned on attribute_not_exists(pk), with expires_at the
+// reservation's expiry (on the real clock, plus the TTL margin), and per counter an
+// Update that applies limiter.Set.Settle to the guess of its state, conditioned on the
+// branch the guess is in; a counter the settlement leaves unchanged (a charge of 0 to a
+// set without concurrency) has no Update. A refund or a release that changes nothing on
+// a guess not read from the item in this call (another instance may have taken the
+// slot, or opened the window, since) is a probe instead, whose condition always fails,
+// so that the item comes back and the retry decides on its true state: a settle from an
+// instance that has not seen the key costs two round trips. A concurrency release is
+// relative, SET g.x = g.x - 1, ADD n -1, conditioned on g.x > 0, l < x (x live) and the
+// guessed live entries between the slot's own expiry and x holding no slot: settles do
+// not conflict with the instances taking slots. Every other rule's change is pinned:
+// each attribute it reads is conditioned on its guessed value and the changed ones are
+// SET, so a settle retries after any write to that rule. A cancellation by the marker's
+// condition means settled before: false, nothing changed. One by a counter's condition
+// carries its item, whose state becomes the guess for a retry (at most 3 attempts, then
+// ErrContention). The SDK retries the transaction once on a lost reply or a 5xx under
+// the call's ClientRequestToken, so it applies once. A settlement at or after its
+// expiry answers false without a request.
+//
+// A settle writes the marker and the changed counters in a transaction, 2 write units
+// per item under 1 KB: 4 for one counter, 6 for two, 8 for three (2 when no counter
+// changes). Markers live in the counters table until their TTL, about 40 bytes each.
+//
 // # Limits and costs
 //
 // DynamoDB performs two underlying writes of every item of a transaction (prepare and

@@ -1,0 +1,108 @@
+package dynamodb
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/storetest"
+)
+
+// settleOnceRules: a window, a concurrency rule and a bucket, over a tenant's counter
+// and one of its API keys.
+var settleOnceRules = [][]string{
+	{`{"name": "window", "algorithm": "fixed_window", "limit": 40, "period": "1m"}`,
+		`{"name": "inflight", "algorithm": "concurrency", "limit": 6, "lease": "60s"}`},
+	{`{"name": "tokens", "algorithm": "token_bucket", "limit": 30, "period": "1m", "burst": 30}`},
+}
+
+// TestConcurrentSettlesApplyOnce: 4 instances (each with its own guesses) x 4
+// goroutines settle one reservation at once, on the real clock: exactly one call
+// applies it, every other answers false (or ErrContention, having changed nothing),
+// and the counters hold one refund and one released slot.
+func TestConcurrentSettlesApplyOnce(t *testing.T) {
+	st, client, table := newTestStore(t)
+	cs := make([]store.Counter, len(settleOnceRules))
+	for i, rules := range settleOnceRules {
+		cs[i] = store.Counter{Key: storetest.Key(t, string(rune('a'+i))), Set: storetest.Set(t, nil, rules...)}
+	}
+	outs := make([]limiter.Decision, len(cs))
+	var at int64
+	for range 2 { // two reservations of 10: 20 counted, 2 slots held
+		at = time.Now().UnixMicro()
+		if err := st.Decide(t.Context(), cs, at, 10, outs); err != nil || !outs[0].Allowed {
+			t.Fatalf("reserve: %+v %v", outs, err)
+		}
+	}
+	settle := store.Settlement{ID: "r1", At: at, Now: time.Now().UnixMicro(), Expires: at + 60_000_000, Delta: -4}
+	var applied, contention atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		inst := NewCounters(client, table, CountersConfig{})
+		for range 4 {
+			wg.Go(func() {
+				ok, err := inst.Settle(context.Background(), cs, settle)
+				switch {
+				case ok:
+					applied.Add(1)
+				case errors.Is(err, ErrContention):
+					contention.Add(1)
+				case err != nil:
+					t.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if applied.Load() != 1 {
+		t.Fatalf("%d of 16 concurrent settles of one id applied (%d ErrContention), want 1", applied.Load(), contention.Load())
+	}
+	t.Logf("16 concurrent settles of one id: 1 applied, %d ErrContention", contention.Load())
+	var rules [limiter.MaxRules]limiter.Outcome
+	now := time.Now().UnixMicro()
+	if _, err := st.Peek(t.Context(), cs[0].Key, cs[0].Set, now, rules[:]); err != nil || rules[0].Remaining != 24 || rules[1].Remaining != 5 {
+		t.Errorf("after the settle: window %d remaining (want 24: 40-20+4), slots %d free (want 5) (%v)", rules[0].Remaining, rules[1].Remaining, err)
+	}
+	if d, err := st.Peek(t.Context(), cs[1].Key, cs[1].Set, now, nil); err != nil || d.Remaining < 14 || d.Remaining > 15 {
+		t.Errorf("after the settle: %d tokens (want 14 refilled to at most 15 within a second) (%v)", d.Remaining, err)
+	}
+}
+
+// TestSettleRetriedOnce: a settle transaction whose reply is lost after it committed
+// is retried by the SDK under one ClientRequestToken, so it applies once.
+func TestSettleRetriedOnce(t *testing.T) {
+	f := &lostReply{applied: map[string]bool{}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	set := storetest.Set(t, nil, settleOnceRules[0]...)
+	st := NewCounters(newClient(srv.URL), "counters", CountersConfig{})
+	settle := store.Settlement{ID: "r1", At: 1_800_000_000_000_000, Now: 1_800_000_000_000_001, Expires: 1_800_000_060_000_000, Delta: 1}
+	applied, err := st.Settle(context.Background(), []store.Counter{{Key: "tenant", Set: set}}, settle)
+	f.check(t, "Settle", err)
+	if !applied {
+		t.Error("the settle after the retry: not applied")
+	}
+}
+
+// TestSettleAtExpirySendsNothing: a settlement at or after the reservation's expiry
+// answers false without a request (the Counters here has no client), and one whose
+// counter key is its own marker's is an input error.
+func TestSettleAtExpirySendsNothing(t *testing.T) {
+	st := NewCounters(nil, "counters", CountersConfig{})
+	c := []store.Counter{{Key: "k", Set: storetest.Set(t, nil, settleOnceRules[0]...)}}
+	late := store.Settlement{ID: "r1", At: 1_800_000_000_000_000, Now: 1_800_000_060_000_000, Expires: 1_800_000_060_000_000}
+	if applied, err := st.Settle(t.Context(), c, late); applied || err != nil {
+		t.Errorf("at expiry: applied %v, %v; want false, nil", applied, err)
+	}
+	c[0].Key = markerPrefix + "r1"
+	late.Now--
+	if applied, err := st.Settle(t.Context(), c, late); applied || !errors.Is(err, store.ErrSettlement) {
+		t.Errorf("a counter named as the marker: applied %v, %v; want ErrSettlement", applied, err)
+	}
+}
