@@ -47,9 +47,11 @@ func newTestStore(t testing.TB, opts ...func(*dynamodb.Options)) (*Counters, *dy
 
 func TestMain(m *testing.M) {
 	maybeClocksChild()
-	storetest.MaybeChild(func() (store.Counters, error) {
+	childStore := func() (store.Counters, error) {
 		return NewCounters(newClient(os.Getenv(testenv.EnvDynamoDBURL)), os.Getenv(envTable), CountersConfig{}), nil
-	})
+	}
+	storetest.MaybeChild(childStore)
+	storetest.MaybeInFlightChild(childStore, errorClass)
 	os.Exit(m.Run())
 }
 
