@@ -106,3 +106,44 @@ func TestSettleAtExpirySendsNothing(t *testing.T) {
 		t.Errorf("a counter named as the marker: applied %v, %v; want ErrSettlement", applied, err)
 	}
 }
+
+// TestSettleFromAnotherInstance: a reservation made by one instance and settled by
+// another, which has never seen the key (its first write is a probe), releases the
+// slot and refunds the log; the first instance, whose guess predates the settle, then
+// decides and peeks as the limiter does on the settled state (a regression test: the
+// removal of an expired log entry was conditioned on its existence, not its cost, and
+// took the unrefunded cost off n).
+func TestSettleFromAnotherInstance(t *testing.T) {
+	a, client, table := newTestStore(t)
+	b := NewCounters(client, table, CountersConfig{})
+	set := storetest.Set(t, nil, `{"name": "inflight", "algorithm": "concurrency", "limit": 3, "lease": "60s"}`,
+		`{"name": "log", "algorithm": "sliding_log", "limit": 10, "period": "1s"}`)
+	c := []store.Counter{{Key: storetest.Key(t, "k"), Set: set}}
+	ref := set.NewStates()
+	at := storetest.Trace(3, 1, 1, storetest.Burst)[0].At
+	decide := func(st *Counters, now, cost int64) {
+		t.Helper()
+		want, _ := set.Decide(ref, now, cost)
+		got, err := store.DecideOne(t.Context(), st, c[0].Key, set, now, cost)
+		if err != nil || got != want {
+			t.Fatalf("at +%d µs: %+v (%v), the limiter %+v", now-at, got, err, want)
+		}
+	}
+	peek := func(now int64) {
+		t.Helper()
+		want, got := make([]limiter.Outcome, 2), make([]limiter.Outcome, 2)
+		set.Peek(ref, now, want)
+		if _, err := a.Peek(t.Context(), c[0].Key, set, now, got); err != nil || got[0] != want[0] || got[1] != want[1] {
+			t.Fatalf("peek at +%d µs: %+v (%v), the limiter %+v", now-at, got, err, want)
+		}
+	}
+	decide(a, at, 5)
+	settle := store.Settlement{ID: "r1", At: at, Now: at + 1000, Expires: at + 60_000_000, Delta: -3}
+	set.Settle(ref, settle.At, settle.Now, settle.Delta)
+	if applied, err := b.Settle(t.Context(), c, settle); err != nil || !applied {
+		t.Fatalf("settle by another instance: applied %v, %v", applied, err)
+	}
+	peek(at + 2000)
+	decide(a, at+1_500_000, 4) // the reserved entry has expired from the log
+	peek(at + 1_600_000)
+}
