@@ -32,7 +32,11 @@ func (p *plan) settleRule(set *limiter.Set, i int, prefix string, before, after 
 			return st.Delta == 0
 		}
 		t := p.name(prefix, fTAT)
-		p.require(absentOr(t, t.Equal(p.bigNum(scaled(b.TAT, r.Limit, b.TATFrac)))))
+		if pinned := t.Equal(p.bigNum(scaled(b.TAT, r.Limit, b.TATFrac))); b.TAT == 0 && b.TATFrac == 0 {
+			p.require(absentOr(t, pinned))
+		} else {
+			p.require(pinned)
+		}
 		p.update.Set(t, p.bigNum(scaled(a.TAT, r.Limit, a.TATFrac)))
 		p.pin(prefix, []field{{fLast, b.Last, a.Last}})
 		return true
