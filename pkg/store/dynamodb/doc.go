@@ -4,7 +4,8 @@
 //
 // Counters, the store.Counters, keeps one item per limited key holding the state of
 // every rule of its set, one conditional UpdateItem per decision over one counter, and
-// one TransactWriteItems per decision over several.
+// one TransactWriteItems per decision over several; as a store.Settler it keeps one
+// marker item per settled reservation in the same table, until its expiry.
 //
 // # How one write decides
 //
@@ -136,7 +137,9 @@
 // (1000). Counters.CheckRule (store.RuleChecker) says so, for config to be refused
 // when it is written; Decide refuses such a set with ErrUnsupported. An entry costs about 25 bytes, so an item stays under 1 KB (1 write unit per
 // decision) while a log holds fewer than about 30 distinct instants in its period, and
-// a full log of 1000 costs about 25 write units per decision.
+// a full log of 1000 costs about 25 write units per decision. A concurrency rule holds
+// at most 17 live entries (limiter.LeaseQuanta + 1), about 25 bytes each, whatever its
+// limit: up to about 450 bytes of the item.
 //
 // # Clocks
 //
