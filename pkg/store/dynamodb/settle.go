@@ -59,7 +59,7 @@ func (s *Counters) Settle(ctx context.Context, cs []store.Counter, st store.Sett
 // the settlement is decided (applied, or settled before); if not, the guesses hold
 // the true states of the items whose conditions failed, for a retry.
 func (s *Counters) settleOnce(ctx context.Context, ks []counter, fresh []bool, st store.Settlement) (done, applied bool, err error) {
-	in, after, err := s.settleInput(ks, fresh, st)
+	in, after, owners, err := s.settleInput(ks, fresh, st)
 	if err != nil {
 		return false, false, err
 	}
@@ -74,23 +74,24 @@ func (s *Counters) settleOnce(ctx context.Context, ks []counter, fresh []bool, s
 		return true, true, nil
 	case errors.As(err, &canceled):
 		s.stats.add(false)
-		return s.settleCanceled(ks, fresh, in.TransactItems, canceled)
+		return s.settleCanceled(ks, fresh, owners, canceled)
 	}
 	return false, false, classify("dynamodb: settle "+keyList(ks), err)
 }
 
 // settleCanceled learns from a cancelled settle transaction: the marker's failed
-// condition means settled before; a counter's carries its true state.
-func (s *Counters) settleCanceled(ks []counter, fresh []bool, items []types.TransactWriteItem, e *types.TransactionCanceledException) (done, applied bool, err error) {
-	if len(e.CancellationReasons) != len(items) {
-		return false, false, fmt.Errorf("dynamodb: settle %s: %d cancellation reasons for %d writes: %w", keyList(ks), len(e.CancellationReasons), len(items), e)
+// condition means settled before; a counter's carries its true state. owners[j] is
+// the counter of the transaction's item j+1.
+func (s *Counters) settleCanceled(ks []counter, fresh []bool, owners []int, e *types.TransactionCanceledException) (done, applied bool, err error) {
+	if len(e.CancellationReasons) != 1+len(owners) {
+		return false, false, fmt.Errorf("dynamodb: settle %s: %d cancellation reasons for %d writes: %w", keyList(ks), len(e.CancellationReasons), 1+len(owners), e)
 	}
 	if aws.ToString(e.CancellationReasons[0].Code) == conditionFailed {
 		return true, false, nil
 	}
 	var failed error
 	for j, r := range e.CancellationReasons[1:] {
-		k := counterOf(ks, items[j+1].Update)
+		k := owners[j]
 		switch code := aws.ToString(r.Code); code {
 		case conditionFailed:
 			states, err := readStates(r.Item, ks[k].set, ks[k].names)
@@ -109,35 +110,25 @@ func (s *Counters) settleCanceled(ks []counter, fresh []bool, items []types.Tran
 	return false, false, failed
 }
 
-// counterOf returns the index in ks of the counter that u updates.
-func counterOf(ks []counter, u *types.Update) int {
-	key := u.Key[attrKey].(*types.AttributeValueMemberS).Value
-	for i, k := range ks {
-		if k.key == key {
-			return i
-		}
-	}
-	return -1 // not reached: every update is of a counter of ks
-}
-
 // settleInput builds one settle transaction: the marker's Put first, then an Update
 // per counter whose guess the settlement changes, or a probe of it (see settleUpdate).
-// It returns the settled guesses.
-func (s *Counters) settleInput(ks []counter, fresh []bool, st store.Settlement) (*dynamodb.TransactWriteItemsInput, [][]limiter.State, error) {
+// It returns the settled guesses, and the counter of each Update.
+func (s *Counters) settleInput(ks []counter, fresh []bool, st store.Settlement) (*dynamodb.TransactWriteItemsInput, [][]limiter.State, []int, error) {
 	items := []types.TransactWriteItem{{Put: s.marker(st)}}
 	after := make([][]limiter.State, len(ks))
+	var owners []int
 	for i, k := range ks {
 		after[i] = cloneStates(k.guess)
 		k.set.Settle(after[i], st.At, st.Now, st.Delta)
 		u, err := s.settleUpdate(k, after[i], fresh[i], st)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if u != nil {
-			items = append(items, types.TransactWriteItem{Update: u})
+			items, owners = append(items, types.TransactWriteItem{Update: u}), append(owners, i)
 		}
 	}
-	return &dynamodb.TransactWriteItemsInput{TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes}, after, nil
+	return &dynamodb.TransactWriteItemsInput{TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes}, after, owners, nil
 }
 
 // marker is the Put of the settlement's idempotency marker. Its expires_at (TTL) is

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
@@ -146,4 +149,47 @@ func TestSettleFromAnotherInstance(t *testing.T) {
 	peek(at + 2000)
 	decide(a, at+1_500_000, 4) // the reserved entry has expired from the log
 	peek(at + 1_600_000)
+}
+
+// TestSettleCancellationReasons: every way DynamoDB can refuse a settle transaction
+// becomes "settled before", a retry or a typed error, never a panic, within the
+// attempts (against a fake API; the transaction is the marker and two counters).
+func TestSettleCancellationReasons(t *testing.T) {
+	window := storetest.Set(t, nil, `{"name": "w", "algorithm": "fixed_window", "limit": 10, "period": "1m"}`)
+	p := rulePrefix(window.Rule(0).StateID())
+	bad := map[string]types.AttributeValue{p + fCount: &types.AttributeValueMemberS{Value: "two"}}
+	ccf, conflict, none := reason{code: conditionFailed}, reason{code: "TransactionConflict"}, reason{code: "None"}
+	for _, tc := range []struct {
+		name    string
+		replies []error
+		want    error // nil: no error
+		applied bool
+		calls   int
+	}{
+		{"settled before", []error{canceled(ccf, none, none)}, nil, false, 1},
+		{"settled before, and a counter changed", []error{canceled(ccf, ccf, none)}, nil, false, 1},
+		{"conflict every time", []error{canceled(none, conflict, none)}, ErrContention, false, maxAttempts},
+		{"conflict once", []error{canceled(none, none, conflict), nil}, nil, true, 2},
+		{"a counter changed", []error{canceled(none, ccf, none), nil}, nil, true, 2},
+		{"throttled item", []error{canceled(none, reason{code: "ThrottlingError"}, none)}, ErrThrottled, false, 1},
+		{"malformed item", []error{canceled(none, reason{conditionFailed, bad}, none)}, ErrMalformedItem, false, 1},
+		{"validation error", []error{canceled(none, none, reason{code: "ValidationError"})}, errAny, false, 1},
+		{"too few reasons", []error{canceled(none)}, errAny, false, 1},
+		{"request throttled", []error{&types.ProvisionedThroughputExceededException{Message: aws.String("slow down")}}, ErrThrottled, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := &fakeAPI{replies: tc.replies}
+			cs := []store.Counter{{Key: "a", Set: window}, {Key: "b", Set: window}}
+			settle := store.Settlement{ID: "r1", At: 1_800_000_000_000_000, Now: 1_800_000_000_000_001, Expires: 1_800_000_060_000_000, Delta: 2}
+			applied, err := NewCounters(api, "t", CountersConfig{}).Settle(context.Background(), cs, settle)
+			switch {
+			case tc.want == nil && err != nil:
+				t.Fatalf("error %v, want none", err)
+			case tc.want != nil && (err == nil || tc.want != errAny && !errors.Is(err, tc.want)):
+				t.Fatalf("error %v, want %v", err, tc.want)
+			case applied != tc.applied || api.calls != tc.calls:
+				t.Fatalf("applied %v after %d requests, want %v after %d", applied, api.calls, tc.applied, tc.calls)
+			}
+		})
+	}
 }
