@@ -21,7 +21,7 @@
 //	token/leaky     not full:     t > :now AND t <= :now+tol-cost*T   SET t = t + cost*T
 //	                full:         t absent or t <= :now               SET t = :now + cost*T
 //	sliding_log     map of instant -> cost, n their total:
-//	                n <= :limit-cost+expired, expired entries exist    SET g.now = g.now + cost,
+//	                n <= :limit-cost+expired, expired entries pinned   SET g.now = g.now + cost,
 //	                                                                   ADD n, REMOVE expired
 //	concurrency     map of slot expiry -> slots, n their total:
 //	                n <= :limit-1+expired, expired entries pinned      SET g.e = if_not_exists(g.e, 0) + 1,
@@ -33,6 +33,7 @@
 // conflict, except the first to create a map or to remove an expired entry (the
 // others retry once). A slot whose write left l alone is filed under the expiry of
 // max(now, the guessed l), up to the clock difference of the instances early.
+//
 // (t is the bucket's theoretical arrival time in units of 1/limit microsecond, an exact
 // integer.) l is the clock-skew rule's latest instant: an absolute SET conditions
 // l <= :at and sets l = :at, at being max(now, the guessed l). A relative update (ADD,
