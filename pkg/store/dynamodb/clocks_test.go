@@ -29,6 +29,7 @@ var clocksRules = []string{
 	`{"name": "day", "algorithm": "fixed_window", "limit": 1000000, "period": "24h"}`,
 	`{"name": "slide", "algorithm": "sliding_window", "limit": 1000000, "period": "24h"}`,
 	`{"name": "bucket", "algorithm": "token_bucket", "limit": 10, "period": "1s", "burst": 100000}`,
+	`{"name": "inflight", "algorithm": "concurrency", "limit": 1000000, "lease": "24h"}`,
 }
 
 // clocksJob is one child's part: Goroutines x Each decisions on Key from Start (Unix
@@ -89,11 +90,12 @@ func (j clocksJob) run() (admitted, contention, failed int64) {
 }
 
 // TestInterleavedClocks: 3 OS processes x 16 goroutines decide one key of a fixed
-// window, a sliding window and a token bucket on DynamoDB Local, each process on its
-// own advancing clock (the real one, 3 ms ahead, 3 ms behind), so that the instants of
-// the writes interleave across processes. Every decision is answered (no
-// ErrContention: relative updates do not condition on the clock-skew attribute l),
-// every one is admitted, and the windows' stored counts are exactly the admitted total.
+// window, a sliding window, a token bucket and a concurrency rule on DynamoDB Local,
+// each process on its own advancing clock (the real one, 3 ms ahead, 3 ms behind), so
+// that the instants of the writes interleave across processes. Every decision is
+// answered (no ErrContention: relative updates do not condition on the clock-skew
+// attribute l), every one is admitted, and the windows' stored counts and the slots
+// held are exactly the admitted total.
 // It failed before relative updates left l alone: a write whose instant was behind
 // the item's l failed its condition, and three in a row were ErrContention.
 func TestInterleavedClocks(t *testing.T) {
@@ -137,7 +139,7 @@ func TestInterleavedClocks(t *testing.T) {
 	if _, err := st.Peek(context.Background(), key, set, limiter.Micros(time.Now())+3_000, peek); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 2 {
+	for _, i := range []int{0, 1, 3} { // the windows and the slots held
 		if used := set.Rule(i).Limit - peek[i].Remaining; used != total {
 			t.Errorf("rule %q counts %d, admitted %d", set.Rule(i).Name, used, total)
 		}

@@ -62,7 +62,7 @@ type Counters struct {
 // Stats counts a Counters's work since it was created, for metrics and tests.
 type Stats struct {
 	Decisions  int64   // Decide calls that returned a decision
-	Writes     int64   // UpdateItem and TransactWriteItems requests sent by Decide
+	Writes     int64   // UpdateItem and TransactWriteItems requests sent by Decide and Settle
 	Committed  int64   // of which succeeded (the others failed a condition or conflicted)
 	WriteUnits float64 // write capacity units DynamoDB reported for the committed ones
 	ReadUnits  float64 // read capacity units DynamoDB reported consuming

@@ -47,9 +47,11 @@ func newTestStore(t testing.TB, opts ...func(*dynamodb.Options)) (*Counters, *dy
 
 func TestMain(m *testing.M) {
 	maybeClocksChild()
-	storetest.MaybeChild(func() (store.Counters, error) {
+	childStore := func() (store.Counters, error) {
 		return NewCounters(newClient(os.Getenv(testenv.EnvDynamoDBURL)), os.Getenv(envTable), CountersConfig{}), nil
-	})
+	}
+	storetest.MaybeChild(childStore)
+	storetest.MaybeInFlightChild(childStore, errorClass)
 	os.Exit(m.Run())
 }
 
@@ -62,4 +64,11 @@ func TestExactAcrossProcesses(t *testing.T) {
 	st, _, table := newTestStore(t)
 	t.Setenv(envTable, table)
 	storetest.Exactness(t, st)
+}
+
+// TestSettle replays the reserve/settle traces (every algorithm, concurrency among
+// them, over three counters) on DynamoDB Local against the limiter.
+func TestSettle(t *testing.T) {
+	st, _, _ := newTestStore(t)
+	storetest.RunSettle(t, st)
 }

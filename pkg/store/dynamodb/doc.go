@@ -4,7 +4,8 @@
 //
 // Counters, the store.Counters, keeps one item per limited key holding the state of
 // every rule of its set, one conditional UpdateItem per decision over one counter, and
-// one TransactWriteItems per decision over several.
+// one TransactWriteItems per decision over several; as a store.Settler it keeps one
+// marker item per settled reservation in the same table, until its expiry.
 //
 // # How one write decides
 //
@@ -20,8 +21,18 @@
 //	token/leaky     not full:     t > :now AND t <= :now+tol-cost*T   SET t = t + cost*T
 //	                full:         t absent or t <= :now               SET t = :now + cost*T
 //	sliding_log     map of instant -> cost, n their total:
-//	                n <= :limit-cost+expired, expired entries exist    SET g.now = g.now + cost,
+//	                n <= :limit-cost+expired, expired entries pinned   SET g.now = g.now + cost,
 //	                                                                   ADD n, REMOVE expired
+//	concurrency     map of slot expiry -> slots, n their total:
+//	                n <= :limit-1+expired, expired entries pinned      SET g.e = if_not_exists(g.e, 0) + 1,
+//	                                                                   ADD n, REMOVE expired
+//	                no entry:  n absent or 0                           SET g = {e: 1}, n = 1
+//
+// (e is limiter.Set.SlotExpiry of max(now, the guessed l).) A concurrency rule's
+// update is relative as a bucket's is: instances taking slots on one key do not
+// conflict, except the first to create a map or to remove an expired entry (the
+// others retry once). A slot whose write left l alone is filed under the expiry of
+// max(now, the guessed l), up to the clock difference of the instances early.
 //
 // (t is the bucket's theoretical arrival time in units of 1/limit microsecond, an exact
 // integer.) l is the clock-skew rule's latest instant: an absolute SET conditions
@@ -90,6 +101,33 @@
 // conflict where concurrent ADDs would not, so one tenant-scope item decided by many
 // instances at once is where contention shows first.
 //
+// # Settling a reservation
+//
+// Settle (store.Settler) is one TransactWriteItems: a Put of the idempotency marker
+// item pk = "settle#<id>", conditioned on attribute_not_exists(pk), with expires_at the
+// reservation's expiry (on the real clock, plus the TTL margin), and per counter an
+// Update that applies limiter.Set.Settle to the guess of its state, conditioned on the
+// branch the guess is in; a counter the settlement leaves unchanged (a charge of 0 to a
+// set without concurrency) has no Update. A refund or a release that changes nothing on
+// a guess not read from the item in this call (another instance may have taken the
+// slot, or opened the window, since) is a probe instead, whose condition always fails,
+// so that the item comes back and the retry decides on its true state: a settle from an
+// instance that has not seen the key costs two round trips. A concurrency release is
+// relative, SET g.x = g.x - 1, ADD n -1, conditioned on g.x > 0, l < x (x live) and the
+// guessed live entries between the slot's own expiry and x holding no slot: settles do
+// not conflict with the instances taking slots. Every other rule's change is pinned:
+// each attribute it reads is conditioned on its guessed value and the changed ones are
+// SET, so a settle retries after any write to that rule. A cancellation by the marker's
+// condition means settled before: false, nothing changed. One by a counter's condition
+// carries its item, whose state becomes the guess for a retry (at most 3 attempts, then
+// ErrContention). The SDK retries the transaction once on a lost reply or a 5xx under
+// the call's ClientRequestToken, so it applies once. A settlement at or after its
+// expiry answers false without a request.
+//
+// A settle writes the marker and the changed counters in a transaction, 2 write units
+// per item under 1 KB: 4 for one counter, 6 for two, 8 for three (2 when no counter
+// changes). Markers live in the counters table until their TTL, about 40 bytes each.
+//
 // # Limits and costs
 //
 // The rule bounds (limits, bursts and costs up to 10^12, periods up to 31 days) stay
@@ -106,7 +144,9 @@
 // (1000). Counters.CheckRule (store.RuleChecker) says so, for config to be refused
 // when it is written; Decide refuses such a set with ErrUnsupported. An entry costs about 25 bytes, so an item stays under 1 KB (1 write unit per
 // decision) while a log holds fewer than about 30 distinct instants in its period, and
-// a full log of 1000 costs about 25 write units per decision.
+// a full log of 1000 costs about 25 write units per decision. A concurrency rule holds
+// at most 17 live entries (limiter.LeaseQuanta + 1), about 25 bytes each, whatever its
+// limit: up to about 450 bytes of the item.
 //
 // # Clocks
 //

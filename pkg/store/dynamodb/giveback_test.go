@@ -46,3 +46,22 @@ func TestGiveBack(t *testing.T) {
 		t.Errorf("a bucket: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestDecideAfterAllGivenBack: a fixed window given back to 0 within its window is
+// decided again (a regression test: the write took a count of 0 for a new window,
+// whose condition, an older window, failed on every attempt: ErrContention).
+func TestDecideAfterAllGivenBack(t *testing.T) {
+	st, _, _ := newTestStore(t)
+	set := storetest.Set(t, nil, `{"algorithm": "fixed_window", "limit": 10, "period": "1m"}`)
+	key := storetest.Key(t, "k")
+	at := int64(1_800_000_000_000_000)
+	if _, err := store.DecideOne(t.Context(), st, key, set, at, 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.GiveBack(t.Context(), key, set, at+1, 4); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := store.DecideOne(t.Context(), st, key, set, at+2, 3); err != nil || !d.Allowed || d.Remaining != 7 {
+		t.Fatalf("after giving all back: %+v, %v; want allowed with 7 remaining", d, err)
+	}
+}

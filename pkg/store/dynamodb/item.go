@@ -63,7 +63,7 @@ func readStates(item map[string]types.AttributeValue, set *limiter.Set, names []
 			err = readInts(item, p, map[string]*int64{fWindowStart: &st.WindowStart, fWindowEnd: &st.WindowEnd, fCount: &st.Count})
 		case limiter.SlidingWindow:
 			err = readInts(item, p, map[string]*int64{fWindowStart: &st.WindowStart, fCount: &st.Count, fPrev: &st.Prev, fLast: &st.Last})
-		case limiter.SlidingLog:
+		case limiter.SlidingLog, limiter.Concurrency: // a map, its total and l
 			err = readLog(item, p, st)
 		default:
 			err = readBucket(item, p, r.Limit, st)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/dynamodb/internal/expr"
 )
 
 // counter is one counter of a decision over several: its key, its rules and their
@@ -154,17 +155,23 @@ func (s *Counters) transactInput(ks []counter, now, cost int64, kind attemptKind
 			return nil, err
 		}
 		ks[i].keepsL = keepsL
-		items[i].Update = &types.Update{
-			TableName:                           aws.String(s.table),
-			Key:                                 s.key(k.key),
-			ConditionExpression:                 optional(w.Condition),
-			UpdateExpression:                    optional(w.Update),
-			ExpressionAttributeNames:            w.Names,
-			ExpressionAttributeValues:           w.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}
+		items[i].Update = s.transactUpdate(k.key, w)
 	}
 	return &dynamodb.TransactWriteItemsInput{TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes}, nil
+}
+
+// transactUpdate is the Update of key's item in a transaction: w's condition and
+// update, returning the old item when the condition fails.
+func (s *Counters) transactUpdate(key string, w expr.Write) *types.Update {
+	return &types.Update{
+		TableName:                           aws.String(s.table),
+		Key:                                 s.key(key),
+		ConditionExpression:                 optional(w.Condition),
+		UpdateExpression:                    optional(w.Update),
+		ExpressionAttributeNames:            w.Names,
+		ExpressionAttributeValues:           w.Values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
 }
 
 // keyList quotes the counters' keys for error messages.

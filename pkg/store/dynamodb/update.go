@@ -63,6 +63,10 @@ func (p *plan) planRule(set *limiter.Set, i int, prefix string, g *limiter.State
 		}
 	case limiter.SlidingLog:
 		p.log(r, prefix, g, now, cost)
+	case limiter.Concurrency:
+		if p.conc(set, i, prefix, g, now) {
+			p.keepsL |= 1 << i
+		}
 	default:
 		_, _, tolUS, _ := set.Emission(i)
 		if p.bucket(r, prefix, g, now, cost, tolUS+1) {
@@ -79,7 +83,7 @@ func (p *plan) fixed(r limiter.Rule, prefix string, g *limiter.State, start, end
 		grace = limiter.CalendarGrace
 	}
 	switch {
-	case g.WindowStart >= start && g.Count > 0:
+	case g.WindowStart >= start: // also a window emptied by a refund or a give-back
 		if g.WindowStart > start { // clock skew: the state's window is later
 			start, end = g.WindowStart, g.WindowEnd
 		}
@@ -207,7 +211,7 @@ func (p *plan) log(r limiter.Rule, prefix string, g *limiter.State, now, cost in
 		}
 		expiredCost += e.Cost
 		old := p.name(prefix, fLog+"."+strconv.FormatInt(e.At, 10))
-		p.require(expr.Exists(old))
+		p.require(old.Equal(p.num(e.Cost))) // its cost, which n is decremented by (a settle may have refunded it)
 		p.update.Remove(old)
 	}
 	p.require(expr.Exists(g0).And(n.LessThanEqual(p.num(r.Limit - cost + expiredCost))))

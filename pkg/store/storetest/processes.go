@@ -71,15 +71,9 @@ func runChild(newStore func() (store.Counters, error)) ([]int64, error) {
 
 // runJob runs j against store and returns what each caller was admitted.
 func runJob(ctx context.Context, st store.Counters, j job) ([]int64, error) {
-	callers := make([][]store.Counter, len(j.Callers))
-	for i, cs := range j.Callers {
-		for _, c := range cs {
-			set, err := parseSet(c.Rules)
-			if err != nil {
-				return nil, err
-			}
-			callers[i] = append(callers[i], store.Counter{Key: c.Key, Set: set})
-		}
+	callers, err := parseCallers(j.Callers)
+	if err != nil {
+		return nil, err
 	}
 	admitted := make([]atomic.Int64, len(callers))
 	var firstErr atomic.Pointer[error]
@@ -108,6 +102,21 @@ func runJob(ctx context.Context, st store.Counters, j job) ([]int64, error) {
 		out[i] = admitted[i].Load()
 	}
 	return out, nil
+}
+
+// parseCallers compiles each caller's counters.
+func parseCallers(in [][]jobCounter) ([][]store.Counter, error) {
+	callers := make([][]store.Counter, len(in))
+	for i, cs := range in {
+		for _, c := range cs {
+			set, err := parseSet(c.Rules)
+			if err != nil {
+				return nil, err
+			}
+			callers[i] = append(callers[i], store.Counter{Key: c.Key, Set: set})
+		}
+	}
+	return callers, nil
 }
 
 func parseSet(rules []string) (*limiter.Set, error) {

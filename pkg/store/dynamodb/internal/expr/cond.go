@@ -30,3 +30,11 @@ func (c Cond) And(d Cond) Cond { return Cond("(" + string(c) + ") AND (" + strin
 
 // Or is "(c) OR (d)".
 func (c Cond) Or(d Cond) Cond { return Cond("(" + string(c) + ") OR (" + string(d) + ")") }
+
+// IfNotExists is "if_not_exists (p, v)": p's value, or v when p is absent.
+func (p Path) IfNotExists(v Operand) Operand {
+	return Operand("if_not_exists (" + string(p) + ", " + string(v) + ")")
+}
+
+// Plus is "o + v", as in SET p = if_not_exists (p, :0) + v.
+func (o Operand) Plus(v Operand) Operand { return Operand(string(o) + " + " + string(v)) }

@@ -3,10 +3,10 @@
 // UpdateItem and TransactWriteItems carry.
 //
 // It holds the few forms those writes use (comparisons, attribute_exists,
-// attribute_not_exists, AND, OR; SET, SET a = a + v, ADD, REMOVE) over numbers and maps
-// of numbers, written as strings as they are called. The SDK's
-// feature/dynamodb/expression builds the same expressions from a tree, and marshals
-// values by reflection through feature/dynamodb/attributevalue, which links
+// attribute_not_exists, AND, OR; SET, SET a = a + v, SET a = if_not_exists(a, v) + w,
+// ADD, REMOVE) over numbers and maps of numbers, written as strings as they are called.
+// The SDK's feature/dynamodb/expression builds the same expressions from a tree, and
+// marshals values by reflection through feature/dynamodb/attributevalue, which links
 // service/dynamodbstreams: 131 kB of the authorizer's linux/arm64 bootstrap, and their
 // package init at every cold start, for these few forms.
 //

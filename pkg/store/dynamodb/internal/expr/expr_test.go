@@ -93,3 +93,14 @@ func TestWriteErrors(t *testing.T) {
 		})
 	}
 }
+
+// A slot added to a map entry that may be absent: SET p = if_not_exists (p, v) + w.
+func TestIfNotExistsPlus(t *testing.T) {
+	var b Builder
+	slot := b.Path("g.17")
+	b.Set(slot, slot.IfNotExists(b.Int(0)).Plus(b.Int(1)))
+	w, err := b.Write("")
+	if want := "SET #0.#1 = if_not_exists (#0.#1, :0) + :1"; err != nil || w.Update != want {
+		t.Errorf("update = %q (%v), want %q", w.Update, err, want)
+	}
+}

@@ -1,0 +1,236 @@
+package storetest
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	mrand "math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+)
+
+// envInFlightJob passes an InFlightJob, as JSON, to the children of InFlight.
+const envInFlightJob = "EDGELIMIT_STORETEST_INFLIGHT_JOB"
+
+// InFlightJob is what each child process of InFlight does, on the real clock:
+// Goroutines goroutines, goroutine g deciding the counters of Callers[g mod
+// len(Callers)] (cost 1), each for at most For and at most Each requests. Every call
+// (a Decide, a Settle) has its own deadline, Budget. An allowed request holds its
+// reservation for up to Hold (its work), then settles it (Delta 0, a fresh ID, expiring
+// Lease after it was reserved); a goroutine idles up to Gap between requests.
+type InFlightJob struct {
+	Callers    [][]InFlightCounter `json:"callers"`
+	Goroutines int                 `json:"goroutines"`
+	Each       int                 `json:"each"`
+	For        time.Duration       `json:"for"`
+	Budget     time.Duration       `json:"budget"`
+	Hold       time.Duration       `json:"hold"`
+	Gap        time.Duration       `json:"gap"`
+	Lease      time.Duration       `json:"lease"`
+}
+
+// InFlightCounter is one counter of a caller's requests: a key and its rules (JSON).
+type InFlightCounter = jobCounter
+
+// InFlightReport is what the children of InFlight did, summed.
+type InFlightReport struct {
+	Decisions, Admitted, Settled int64
+	// Errors counts the failed calls by the class the backend's classify gave them.
+	Errors map[string]int64
+	// MaxInFlight is the most reservations held at one instant, each held from when
+	// its Decide returned to when its Settle was sent (whatever the settle answered: a
+	// settle that timed out may have released the slot at once): a lower bound of
+	// what the store held, so never above a concurrency limit that the store keeps.
+	MaxInFlight int
+}
+
+// childReport is one child's InFlightReport and its holding intervals (Unix
+// nanoseconds).
+type childReport struct {
+	Decisions, Admitted, Settled int64
+	Errors                       map[string]int64
+	Held                         [][2]int64
+}
+
+// MaybeInFlightChild turns this process into a child of InFlight when it was started
+// as one: it runs the job against the Counters newStore returns (a store.Settler),
+// naming each error by classify, prints its report and exits. A backend's TestMain
+// calls it before m.Run.
+func MaybeInFlightChild(newStore func() (store.Counters, error), classify func(error) string) {
+	spec := os.Getenv(envInFlightJob)
+	if spec == "" {
+		return
+	}
+	rep, err := runInFlightChild(spec, newStore, classify)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(1)
+	}
+	out, _ := json.Marshal(rep)
+	fmt.Printf("inflight %s\n", out)
+	os.Exit(0)
+}
+
+func runInFlightChild(spec string, newStore func() (store.Counters, error), classify func(error) string) (*childReport, error) {
+	var j InFlightJob
+	if err := json.Unmarshal([]byte(spec), &j); err != nil {
+		return nil, err
+	}
+	st, err := newStore()
+	if err != nil {
+		return nil, err
+	}
+	s, ok := st.(store.Settler)
+	if !ok {
+		return nil, fmt.Errorf("%T does not implement store.Settler", st)
+	}
+	callers, err := parseCallers(j.Callers)
+	if err != nil {
+		return nil, err
+	}
+	r := inFlightRun{job: j, st: st, s: s, classify: classify, rep: childReport{Errors: map[string]int64{}}}
+	var wg sync.WaitGroup
+	end := time.Now().Add(j.For)
+	for g := range j.Goroutines {
+		wg.Go(func() { r.goroutine(callers[g%len(callers)], end, uint64(g)) })
+	}
+	wg.Wait()
+	return &r.rep, nil
+}
+
+// inFlightRun is one child's run: its job, its store, and the report it adds to.
+type inFlightRun struct {
+	job      InFlightJob
+	st       store.Counters
+	s        store.Settler
+	classify func(error) string
+	mu       sync.Mutex
+	rep      childReport
+}
+
+func (r *inFlightRun) goroutine(cs []store.Counter, end time.Time, seed uint64) {
+	rng := mrand.New(mrand.NewPCG(seed, uint64(os.Getpid())))
+	outs := make([]limiter.Decision, len(cs))
+	for n := 0; n < r.job.Each && time.Now().Before(end); n++ {
+		time.Sleep(time.Duration(rng.Int64N(int64(r.job.Gap) + 1))) // idle between requests
+		at := time.Now().UnixMicro()
+		ctx, cancel := context.WithTimeout(context.Background(), r.job.Budget)
+		err := r.st.Decide(ctx, cs, at, 1, outs)
+		cancel()
+		d, _ := limiter.Join(outs)
+		if !r.record(err, err == nil && d.Allowed) {
+			continue
+		}
+		from := time.Now().UnixNano()
+		time.Sleep(time.Duration(rng.Int64N(int64(r.job.Hold) + 1))) // the request's work
+		to := time.Now().UnixNano()
+		ctx, cancel = context.WithTimeout(context.Background(), r.job.Budget)
+		id := fmt.Sprintf("%d-%d-%d", os.Getpid(), seed, n)
+		applied, err := r.s.Settle(ctx, cs, store.Settlement{ID: id, At: at, Now: time.Now().UnixMicro(), Expires: at + r.job.Lease.Microseconds()})
+		cancel()
+		r.settled(from, to, applied, err)
+	}
+}
+
+// record counts a decision and reports whether it was allowed.
+func (r *inFlightRun) record(err error, allowed bool) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.rep.Errors["decide: "+r.classify(err)]++
+		return false
+	}
+	r.rep.Decisions++
+	if allowed {
+		r.rep.Admitted++
+	}
+	return allowed
+}
+
+func (r *inFlightRun) settled(from, to int64, applied bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case err != nil:
+		r.rep.Errors["settle: "+r.classify(err)]++
+	case !applied:
+		r.rep.Errors["settle: not applied"]++
+	default:
+		r.rep.Settled++
+	}
+	r.rep.Held = append(r.rep.Held, [2]int64{from, to})
+}
+
+// InFlight re-executes this test binary procs times (its TestMain must call
+// MaybeInFlightChild); each child runs j. It returns their reports summed, and the
+// most reservations held at one instant across all of them.
+func InFlight(t *testing.T, procs int, j InFlightJob) InFlightReport {
+	t.Helper()
+	spec, _ := json.Marshal(j)
+	ctx, cancel := context.WithTimeout(context.Background(), j.For+childDeadline)
+	defer cancel()
+	cmds := make([]*exec.Cmd, procs)
+	outs := make([]strings.Builder, procs)
+	for i := range cmds {
+		cmds[i] = exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		cmds[i].Env = append(os.Environ(), envInFlightJob+"="+string(spec))
+		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := InFlightReport{Errors: map[string]int64{}}
+	var held [][2]int64
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("child %d: %v: %s", i, err, outs[i].String())
+		}
+		var c childReport
+		out := strings.TrimSpace(outs[i].String())
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(out[strings.LastIndex(out, "\n")+1:], "inflight ")), &c); err != nil {
+			t.Fatalf("child %d printed %q: %v", i, out, err)
+		}
+		rep.Decisions, rep.Admitted, rep.Settled = rep.Decisions+c.Decisions, rep.Admitted+c.Admitted, rep.Settled+c.Settled
+		for k, n := range c.Errors {
+			rep.Errors[k] += n
+		}
+		held = append(held, c.Held...)
+	}
+	rep.MaxInFlight = maxOverlap(held)
+	return rep
+}
+
+// maxOverlap returns the most intervals [from, to] that hold one instant.
+func maxOverlap(held [][2]int64) int {
+	type edge struct {
+		at    int64
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(held))
+	for _, h := range held {
+		edges = append(edges, edge{h[0], 1}, edge{h[1], -1})
+	}
+	// At one instant, count the ends first: [a, b] and [b, c] overlap only if b is
+	// held by both, which two reservations of one slot cannot be.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		return a.delta - b.delta
+	})
+	most, now := 0, 0
+	for _, e := range edges {
+		now += e.delta
+		most = max(most, now)
+	}
+	return most
+}
