@@ -26,7 +26,6 @@ type sizes struct {
 type report struct {
 	machine machine
 	runs    map[string]run
-	pending map[string]string // suite name -> why it did not run
 	sizes   sizes
 }
 
@@ -53,11 +52,8 @@ func (r *report) markdown() string {
 	return b.String()
 }
 
-// shown is a headline row's figure, or why it has none.
+// shown is a headline row's figure, or "not measured".
 func (r *report) shown(h row) string {
-	if why, ok := r.pending[h.suite]; ok {
-		return why
-	}
 	if _, shown, ok := h.figure(r); ok {
 		return shown
 	}
@@ -67,9 +63,6 @@ func (r *report) shown(h row) string {
 // verdict says whether a row meets its goal.
 func (r *report) verdict(h row) string {
 	if h.met == nil {
-		return ""
-	}
-	if _, ok := r.pending[h.suite]; ok {
 		return ""
 	}
 	v, _, ok := h.figure(r)
@@ -92,10 +85,6 @@ func orDash(s string) string {
 // suiteSection writes a suite's table: every benchmark of its run, every unit.
 func (r *report) suiteSection(b *strings.Builder, s suite) {
 	fmt.Fprintf(b, "\n## %s\n\n", s.title)
-	if why, ok := r.pending[s.name]; ok {
-		fmt.Fprintf(b, "%s: this section fills itself once `%s` has its benchmarks.\n", strings.ToUpper(why[:1])+why[1:], s.pkg)
-		return
-	}
 	fmt.Fprintf(b, "```sh\ngo test %s -run '^$' -bench '%s' -benchmem -benchtime %s -count %d\n```\n\n", s.pkg, s.bench, s.benchtime, s.count)
 	run := r.runs[s.name]
 	b.WriteString("| benchmark | time/op | allocs/op | bytes/op | other |\n|---|---|---|---|---|\n")
