@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -89,38 +90,19 @@ func (r *report) suiteSection(b *strings.Builder, s suite) {
 	run := r.runs[s.name]
 	b.WriteString("| benchmark | time/op | allocs/op | bytes/op | other |\n|---|---|---|---|---|\n")
 	for _, name := range run.names() {
-		cell := func(unit string) string {
-			if v, ok := run.median(name, unit); ok && !(unit != nsPerOp && strings.Contains(name, "JS")) {
-				return figure(v, unit)
-			}
-			return "-"
-		}
 		var other []string
-		for _, unit := range units(run.benchmarks[name]) {
-			if v, _ := run.median(name, unit); unit != nsPerOp || v != 0 {
-				if unit != nsPerOp && unit != allocsPerOp && unit != bytesPerOp {
-					other = append(other, trim(v)+" "+unit)
-				}
+		for _, unit := range slices.Sorted(maps.Keys(run.benchmarks[name])) {
+			if unit != nsPerOp && unit != allocsPerOp && unit != bytesPerOp {
+				v, _ := run.median(name, unit)
+				other = append(other, trim(v)+" "+unit)
 			}
 		}
-		t := cell(nsPerOp)
-		if v, _ := run.median(name, nsPerOp); v == 0 {
-			t = "-"
-		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", name, t, cell(allocsPerOp), cell(bytesPerOp), orDash(strings.Join(other, ", ")))
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", name, run.cell(name, nsPerOp), run.cell(name, allocsPerOp),
+			run.cell(name, bytesPerOp), orDash(strings.Join(other, ", ")))
 	}
 	if note := notes[s.name]; note != "" {
 		b.WriteString("\n" + note + "\n")
 	}
-}
-
-func units(m map[string][]float64) []string {
-	out := make([]string, 0, len(m))
-	for u := range m {
-		out = append(out, u)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // notes say, under a suite's table, what its figures mean.
