@@ -48,11 +48,16 @@ func TestParse(t *testing.T) {
 
 // Every benchmark the headline reads is declared in its suite's package and matched by
 // the suite's -bench pattern: renaming one fails here, not in a report that says "not
-// measured".
+// measured". Every suite has its note.
 func TestHeadlineNamesRealBenchmarks(t *testing.T) {
 	bySuite := map[string]suite{}
 	for _, s := range suites {
 		bySuite[s.name] = s
+	}
+	for _, s := range suites {
+		if notes.Lookup(s.name) == nil {
+			t.Errorf("suite %s has no note in notes.tmpl", s.name)
+		}
 	}
 	for _, h := range headline {
 		s, ok := bySuite[h.suite]
@@ -100,6 +105,7 @@ func TestReportOfARun(t *testing.T) {
 		"| Upstash store, 1 caller, decisions/s, pipelining off | @upstash/ratelimit, same server and rule | 2.35x (1,738 decisions/s against 741 decisions/s) | at least 1.0x | met |",
 		"| Upstash client, allocations per decision | - | 121 allocs | - |  |",
 		"| Redis store, p50 latency, 1 caller (taking turns) | redis_rate, same redis-server and GCRA rule | not measured | - |  |",
+		"\n\nOur REST client and `edgelimit upstash-local` in front of redis-server, over loopback: two HTTP hops\n",
 		"| `BenchmarkStoreDecide/callers=1` | 576 us | 121 allocs | 10,538 B | 1,738 decisions/s, 1.00 requests/decision |",
 	} {
 		if !strings.Contains(md, want) {
