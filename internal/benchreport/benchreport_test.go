@@ -55,8 +55,8 @@ func TestHeadlineNamesRealBenchmarks(t *testing.T) {
 		bySuite[s.name] = s
 	}
 	for _, s := range suites {
-		if notes.Lookup(s.name) == nil {
-			t.Errorf("suite %s has no note in notes.tmpl", s.name)
+		if prose.Lookup(s.name) == nil {
+			t.Errorf("suite %s has no note in prose.tmpl", s.name)
 		}
 	}
 	for _, h := range headline {
@@ -189,5 +189,38 @@ func TestCostsUseTheTemplatesMemory(t *testing.T) {
 	m := regexp.MustCompile(`(?s)\n  AuthorizerFunction:\n.*?MemorySize: (\d+)`).FindSubmatch(tmpl)
 	if m == nil || string(m[1]) != "256" || authorizerMemoryMB != 256 {
 		t.Fatalf("template.yaml's AuthorizerFunction MemorySize %q, the cost table's %d", m, authorizerMemoryMB)
+	}
+}
+
+// The cost section prices each store from the runs' figures, as docs/benchmarks.md
+// shows them, and fills every figure of its prose.
+func TestCostSection(t *testing.T) {
+	one := func(name, unit string, v float64) run {
+		return run{benchmarks: map[string]map[string][]float64{name: {unit: {v}}}}
+	}
+	dyn := one("BenchmarkDecide/callers=1", "requests/decision", 1)
+	dyn.benchmarks["BenchmarkDecide/callers=1"]["write-units/decision"] = []float64{1}
+	r := &report{runs: map[string]run{
+		"authorizer": one("BenchmarkInvokeWarm/edgelimit", nsPerOp, 86_900),
+		"dynamodb":   dyn,
+		"upstash":    one("BenchmarkStoreDecide/callers=1", "requests/decision", 1),
+		"hotcounter": one("BenchmarkDecideDynamoDB/hot", "writes/decision", 0.00104),
+	}}
+	var b strings.Builder
+	r.costSection(&b)
+	for _, want := range []string{
+		"the authorizer's\nwarm compute (86.9 us) plus 5 ms per store round trip",
+		"at the function's 256 MB, on arm64.\nPrices: on demand, us-east-1, no free tier, read " + pricesRead + " from https://aws.amazon.com/lambda/pricing/, ",
+		"| DynamoDB (on demand), one counter | 1.00 | 1.00 write request units | 6 | $0.22 | $0.63 | $0.85 |",
+		"| DynamoDB, a hot counter | 0.00104 | 0.00104 write request units (BenchmarkDecideDynamoDB/hot: one write per lease) | 1 | $0.20 | $0.00 | $0.20 |",
+		"| Upstash (pay as you go), one counter | 1.00 | 1.00 commands | 6 | $0.22 | $2.00 | $2.22 |",
+		"at 256 MB a millisecond of billed duration costs $0.0033 per million\ndecisions",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the cost section lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "no value") {
+		t.Errorf("the cost section has a figure missing:\n%s", b.String())
 	}
 }

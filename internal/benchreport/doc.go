@@ -10,7 +10,7 @@
 //	go run ./internal/benchreport [-root DIR] [-count N]
 //
 // The runs and their peers are the table in suites.go, and the note under each
-// suite's table is its template in notes.tmpl; a figure whose benchmark did not
+// suite's table is its template in prose.tmpl; a figure whose benchmark did not
 // run is "not measured". Its test checks the parser, the report, and that every
 // figure README.md quotes is in docs/benchmarks.md.
 package main

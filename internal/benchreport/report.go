@@ -102,16 +102,16 @@ func (r *report) suiteSection(b *strings.Builder, s suite) {
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", name, run.cell(name, nsPerOp), run.cell(name, allocsPerOp),
 			run.cell(name, bytesPerOp), orDash(strings.Join(other, ", ")))
 	}
-	if note := notes.Lookup(s.name); note != nil {
+	if note := prose.Lookup(s.name); note != nil {
 		b.WriteString("\n")
 		note.Execute(b, nil) // text alone, into a strings.Builder: it cannot fail
 		b.WriteString("\n")
 	}
 }
 
-// notes say, under a suite's table, what its figures mean: the templates of
-// notes.tmpl, one by suite name.
-var notes = template.Must(template.ParseFS(notesFile, "notes.tmpl"))
+// prose is the report's prose, the templates of prose.tmpl: under a suite's table
+// what its figures mean (one template by suite name), and the cost section's.
+var prose = template.Must(template.New("").Option("missingkey=error").ParseFS(proseFile, "prose.tmpl"))
 
-//go:embed notes.tmpl
-var notesFile embed.FS
+//go:embed prose.tmpl
+var proseFile embed.FS
