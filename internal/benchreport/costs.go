@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 )
 
@@ -104,11 +103,11 @@ func (r *report) costSection(b *strings.Builder) {
 		return
 	}
 	compute, _ := r.runs["authorizer"].median("BenchmarkInvokeWarm/edgelimit", nsPerOp)
-	fmt.Fprintf(b, "From the figures above: the round trips and write units each decision measured, and the "+
-		"authorizer's warm compute (%s) plus %d ms per store round trip (assumed: this machine reaches no AWS "+
-		"service), which Lambda bills rounded up to the millisecond at the function's %d MB, on arm64. Prices: "+
-		"on demand, us-east-1, no free tier, read %s from %s.\n\n",
-		duration(compute), assumedRoundTripMS, authorizerMemoryMB, pricesRead, strings.Join(pricePages, ", "))
+	prices := map[string]any{"compute": duration(compute), "roundTripMS": assumedRoundTripMS,
+		"memoryMB": authorizerMemoryMB, "pricesRead": pricesRead, "pricePages": strings.Join(pricePages, ", "),
+		"perMS": fmt.Sprintf("%.4f", 1e6*authorizerMemoryMB/1024*lambdaPerGBSecond/1000)}
+	prose.ExecuteTemplate(b, "costs", prices) // into a strings.Builder, every key set: it cannot fail
+	b.WriteString("\n\n")
 	b.WriteString("| store | round trips | store units per decision | billed Lambda ms | Lambda $ per million | store $ per million | total $ per million |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range cs {
 		units := "none"
@@ -121,15 +120,7 @@ func (r *report) costSection(b *strings.Builder) {
 		fmt.Fprintf(b, "| %s | %s | %s | %.0f | %s | %s | %s |\n", c.store, trim(c.roundTrips), units,
 			c.billedMS, dollars(c.lambda), dollars(c.storeCost), dollars(c.total()))
 	}
-	b.WriteString("\nLambda's price is $0.20 per million requests and $0.0000133334 per GB-second (arm64); DynamoDB's " +
-		"$0.625 per million write request units (a denial is a failed conditional write, billed as one); Upstash's " +
-		"$0.20 per 100,000 commands. Each dollar column is rounded to the cent (half up) and the total is the sum of the " +
-		"two as shown. A request over several counters (route and tenant rules, `key` and `ip` scopes) is one " +
-		"DynamoDB transaction, billed 2 write units per counter, and one Upstash script call whatever the count; a hot " +
-		"counter (pkg/hotcounter) writes once per lease. The stores' own prices dominate: at " + strconv.Itoa(authorizerMemoryMB) + " MB a millisecond of billed duration " +
-		fmt.Sprintf("costs $%.4f per million decisions, ", 1e6*authorizerMemoryMB/1024*lambdaPerGBSecond/1000) +
-		"so a slower store costs little more in Lambda. Left out: API " +
-		"Gateway's own price (the same whatever the authorizer), the tenant and key reads (one each per key and " +
-		"instance every `EDGELIMIT_CONFIG_TTL`, 10 s), cold starts and storage; and the Redis backend, whose " +
-		"servers (ElastiCache or your own) are priced by the hour, not by the request.\n")
+	b.WriteString("\n")
+	prose.ExecuteTemplate(b, "cost terms", prices)
+	b.WriteString("\n")
 }

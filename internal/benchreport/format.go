@@ -5,6 +5,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // figure formats v of unit for the report: times in ns, us or ms, rates with
@@ -59,21 +62,11 @@ func trim(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
+// english prints numbers as the report shows them, with commas between thousands.
+var english = message.NewPrinter(language.English)
+
 // thousands formats an integral v with commas between thousands.
-func thousands(v float64) string {
-	s := strconv.FormatFloat(math.Abs(v), 'f', 0, 64)
-	var b strings.Builder
-	if v < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func thousands(v float64) string { return english.Sprintf("%.0f", v) }
 
 // dollars formats a price per million decisions.
 func dollars(v float64) string { return fmt.Sprintf("$%.2f", v) }

@@ -13,7 +13,7 @@ type row struct {
 	goal       string             // as the issue states it; "" for none
 	met        func(float64) bool // nil: no goal
 	figure     func(r *report) (v float64, shown string, ok bool)
-	suite      string   // whose absence (a pending suite) makes the row pending
+	suite      string   // the suite whose run it reads
 	benches    []string // the benchmarks of suite it reads
 }
 

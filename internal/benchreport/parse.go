@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -75,11 +76,16 @@ func (r run) median(name, unit string) (float64, bool) {
 }
 
 // names returns the benchmarks of r in order.
-func (r run) names() []string {
-	out := make([]string, 0, len(r.benchmarks))
-	for n := range r.benchmarks {
-		out = append(out, n)
+func (r run) names() []string { return slices.Sorted(maps.Keys(r.benchmarks)) }
+
+// cell is name's median of unit for a suite's table, or "-": when it was not measured,
+// for a time of 0 (a benchmark that reports only metrics of its own), and for the
+// allocations and bytes of a node peer (JS), which are not Go's.
+func (r run) cell(name, unit string) string {
+	v, ok := r.median(name, unit)
+	switch {
+	case !ok, unit == nsPerOp && v == 0, unit != nsPerOp && strings.Contains(name, "JS"):
+		return "-"
 	}
-	slices.Sort(out)
-	return out
+	return figure(v, unit)
 }

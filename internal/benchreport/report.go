@@ -1,9 +1,12 @@
 package main
 
 import (
+	"embed"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"text/template"
 )
 
 // machine is what the report says of the machine it ran on.
@@ -26,7 +29,6 @@ type sizes struct {
 type report struct {
 	machine machine
 	runs    map[string]run
-	pending map[string]string // suite name -> why it did not run
 	sizes   sizes
 }
 
@@ -53,11 +55,8 @@ func (r *report) markdown() string {
 	return b.String()
 }
 
-// shown is a headline row's figure, or why it has none.
+// shown is a headline row's figure, or "not measured".
 func (r *report) shown(h row) string {
-	if why, ok := r.pending[h.suite]; ok {
-		return why
-	}
 	if _, shown, ok := h.figure(r); ok {
 		return shown
 	}
@@ -67,9 +66,6 @@ func (r *report) shown(h row) string {
 // verdict says whether a row meets its goal.
 func (r *report) verdict(h row) string {
 	if h.met == nil {
-		return ""
-	}
-	if _, ok := r.pending[h.suite]; ok {
 		return ""
 	}
 	v, _, ok := h.figure(r)
@@ -92,96 +88,30 @@ func orDash(s string) string {
 // suiteSection writes a suite's table: every benchmark of its run, every unit.
 func (r *report) suiteSection(b *strings.Builder, s suite) {
 	fmt.Fprintf(b, "\n## %s\n\n", s.title)
-	if why, ok := r.pending[s.name]; ok {
-		fmt.Fprintf(b, "%s: this section fills itself once `%s` has its benchmarks.\n", strings.ToUpper(why[:1])+why[1:], s.pkg)
-		return
-	}
 	fmt.Fprintf(b, "```sh\ngo test %s -run '^$' -bench '%s' -benchmem -benchtime %s -count %d\n```\n\n", s.pkg, s.bench, s.benchtime, s.count)
 	run := r.runs[s.name]
 	b.WriteString("| benchmark | time/op | allocs/op | bytes/op | other |\n|---|---|---|---|---|\n")
 	for _, name := range run.names() {
-		cell := func(unit string) string {
-			if v, ok := run.median(name, unit); ok && !(unit != nsPerOp && strings.Contains(name, "JS")) {
-				return figure(v, unit)
-			}
-			return "-"
-		}
 		var other []string
-		for _, unit := range units(run.benchmarks[name]) {
-			if v, _ := run.median(name, unit); unit != nsPerOp || v != 0 {
-				if unit != nsPerOp && unit != allocsPerOp && unit != bytesPerOp {
-					other = append(other, trim(v)+" "+unit)
-				}
+		for _, unit := range slices.Sorted(maps.Keys(run.benchmarks[name])) {
+			if unit != nsPerOp && unit != allocsPerOp && unit != bytesPerOp {
+				v, _ := run.median(name, unit)
+				other = append(other, trim(v)+" "+unit)
 			}
 		}
-		t := cell(nsPerOp)
-		if v, _ := run.median(name, nsPerOp); v == 0 {
-			t = "-"
-		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", name, t, cell(allocsPerOp), cell(bytesPerOp), orDash(strings.Join(other, ", ")))
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", name, run.cell(name, nsPerOp), run.cell(name, allocsPerOp),
+			run.cell(name, bytesPerOp), orDash(strings.Join(other, ", ")))
 	}
-	if note := notes[s.name]; note != "" {
-		b.WriteString("\n" + note + "\n")
+	if note := prose.Lookup(s.name); note != nil {
+		b.WriteString("\n")
+		note.Execute(b, nil) // text alone, into a strings.Builder: it cannot fail
+		b.WriteString("\n")
 	}
 }
 
-func units(m map[string][]float64) []string {
-	out := make([]string, 0, len(m))
-	for u := range m {
-		out = append(out, u)
-	}
-	slices.Sort(out)
-	return out
-}
+// prose is the report's prose, the templates of prose.tmpl: under a suite's table
+// what its figures mean (one template by suite name), and the cost section's.
+var prose = template.Must(template.New("").Option("missingkey=error").ParseFS(proseFile, "prose.tmpl"))
 
-// notes say, under a suite's table, what its figures mean.
-var notes = map[string]string{
-	"limiter": "`BenchmarkDecideLocked` is `Set.Decide` behind a `sync.Mutex`, as `rate.Limiter` is behind its own: " +
-		"like with like. `Set.Decide` alone takes no lock (its caller holds the states).",
-	"memory": "`BenchmarkXTimeRateOneKey` finds the key's `rate.Limiter` in a map behind a mutex before `AllowN`, " +
-		"the work the memory store does for a key. `BenchmarkDecideOneKeyPaired` runs the store and both peers in " +
-		"turns of 1,000 decisions (the headline's ratios). The store is called as the gate calls it, through the " +
-		"`store.Counters` interface (`store.DecideOne`, which takes the store's `OneDecider` path). Beyond `AllowN`'s " +
-		"work it checks the request once, hashes the key once (the hash picks the shard and keys the shard's table), " +
-		"takes the shard's lock, decides with `limiter.Set.DecideChecked` and returns the decision through the " +
-		"interface. `TestHotPathDoesNotAllocate` and `TestDecideOneThroughTheInterfaceDoesNotAllocate` hold it to 0 " +
-		"allocations.",
-	"upstash": "Our REST client and `edgelimit upstash-local` in front of redis-server, over loopback: two HTTP hops " +
-		"and JSON with base64 each way. `BenchmarkUpstashRatelimitJS` is @upstash/ratelimit 2.2.0 on @upstash/redis " +
-		"1.39.0 (node, timed by node; its allocs and bytes are not Go's) on the same server and rule, its ephemeral " +
-		"cache off so that every decision is a script call. `BenchmarkStoreDecidePipelined` turns our client's " +
-		"pipelining on (`EDGELIMIT_UPSTASH_PIPELINING`): calls made while requests are in flight share one " +
-		"`/pipeline` request. `BenchmarkRedisDirect` sends the same script and arguments with go-redis over RESP.",
-	"dynamodb": "DynamoDB Local (Java, SQLite) serialises writes: its latency says nothing about DynamoDB's. The " +
-		"requests and write units are what DynamoDB bills: one request and one unit per decision, a denial (a " +
-		"failed conditional write) included.",
-	"redis": "One GCRA rule (100,000 a second, burst 100,000: every decision allowed, the path that writes), ours " +
-		"(`Counters.Decide`, `bucket.lua` through rueidis) and redis_rate v10 (its script, through go-redis) on the " +
-		"same redis-server. `BenchmarkGCRA` runs each side alone; `BenchmarkGCRAPaired` has them take turns of 25 " +
-		"decisions per caller under the same load, and its `p50-ratio` is ours over theirs. `BenchmarkScriptTime` " +
-		"times both scripts inside Redis (the slow log set to log every command; the mean of the fastest 90%). " +
-		"`BenchmarkClients` and `BenchmarkClientsPaired` are how the client was chosen: `decide.lua` through rueidis " +
-		"and through go-redis.",
-	"hotcounter": "One decision on one tenant counter: the store alone (the peer), and the hot-counter decorator on it " +
-		"with the counter cold (10 decisions a second) and hot (10,000 a second). Writes and round trips are the " +
-		"calls the counter store receives per decision; a hot counter is decided in memory, one reservation per lease.",
-	"authorizer": "The raw event in, the reply's JSON out, with the log line and the EMF document, through " +
-		"aws-lambda-go's handler as the runtime calls it; the hello-world authorizer (internal/authorizer/testdata/hello) " +
-		"lets aws-lambda-go decode the event into its type and encode the response. " +
-		"`TestInvokeWarmAllocations` fails past 30 allocations.",
-	"coldstart": "The template deploys the authorizer built for its Backend alone (the Makefile's " +
-		"`build-Authorizer*Function` targets, internal/config's build tags), so each backend's build is measured: the " +
-		"three and two hello-worlds are built for this machine as the Makefile builds them for arm64, and started in " +
-		"turn under the runtime interface emulator, each authorizer on the memory backend with the sample tenants " +
-		"file so that no store is reached. The DynamoDB build's runtime init is set against the hello-world that makes " +
-		"a DynamoDB client from the SDK's default config at init (internal/authorizer/testdata/hellodynamodb: what a " +
-		"user would write), the others' against the plain one; every size against the plain one. `runtime-init-ms` is the emulator's `INIT REPORT`: from the bootstrap's " +
-		"start to its first request for an event. The emulator's `Init Duration` (`init-ms`) does not measure it. " +
-		"The arm64 sizes in the headline are deterministic: `TestBootstrapSizeAgainstHello` (internal/buildcheck) " +
-		"holds them. Where the start-up beyond hello's goes (`GODEBUG=inittrace=1`): the DynamoDB build's package " +
-		"initialisation spends about 1.4 ms in the AWS SDK's DynamoDB client, which builds its operation schemas " +
-		"(about 1.0 ms, since service/dynamodb v1.69.0, and allocated whether or not an operation is called) and " +
-		"compiles its endpoint rules' regular expressions; no build of ours can skip that short of leaving the SDK. " +
-		"Every build spends about 0.5 ms reading the tenants file (encoding/json's first use of the tenant types); " +
-		"the rest is the larger binaries' page faults.",
-}
+//go:embed prose.tmpl
+var proseFile embed.FS

@@ -9,9 +9,6 @@ type suite struct {
 	bench     string // the -bench pattern
 	benchtime string
 	count     int
-	// pending, when set, says why the suite may not exist yet: without its package
-	// the report marks its rows pending instead of failing.
-	pending string
 }
 
 // suites are the runs of `make bench`, each a package with its benchmarks' peers.

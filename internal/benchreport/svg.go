@@ -25,7 +25,7 @@ func (r *report) ratioChart() string {
 	var bars []bar
 	maxV := 2.0
 	for _, h := range headline {
-		if h.peer == "" || r.pending[h.suite] != "" {
+		if h.peer == "" {
 			continue
 		}
 		v, _, ok := h.figure(r)

@@ -302,6 +302,21 @@ func TestReplyLargerThanTheCapIsMalformed(t *testing.T) {
 	}
 }
 
+// A reply of exactly MaxReplyBytes is read; one byte more is malformed.
+func TestReplyCapIsInclusive(t *testing.T) {
+	body := `{"result":"` + strings.Repeat("QUFB", 100) + `"}` // 413 bytes
+	for _, tc := range []struct {
+		max     int64
+		wantErr bool
+	}{{int64(len(body)), false}, {int64(len(body)) - 1, true}} {
+		f := newFake(t, reply(200, body))
+		r, err := f.client(t, upstashrest.Config{MaxReplyBytes: tc.max}).Do(testCtx(t), "GET", "k")
+		if s, _ := r.String(); tc.wantErr != errors.Is(err, upstashrest.ErrMalformedReply) || !tc.wantErr && len(s) != 300 {
+			t.Errorf("cap %d, reply of %d bytes: %d bytes read, err = %v", tc.max, len(body), len(s), err)
+		}
+	}
+}
+
 func TestHangingServerReturnsPromptlyAtTheDeadline(t *testing.T) {
 	release := make(chan struct{})
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
@@ -323,35 +338,39 @@ func TestHangingServerReturnsPromptlyAtTheDeadline(t *testing.T) {
 	}
 }
 
+// The sync token of an answer is sent back with the next request, unless NoSyncToken
+// is set or the token is not printable ASCII (which no header may carry).
 func TestSyncTokenIsSentBack(t *testing.T) {
-	var seen []string
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
-		seen = append(seen, r.Header.Get("Upstash-Sync-Token"))
-		w.Header().Set("upstash-sync-token", "tok-"+string(rune('a'+len(seen))))
-		io.WriteString(w, `{"result":1}`)
-	})
-	c := f.client(t, upstashrest.Config{})
-	for range 3 {
-		if _, err := c.Do(testCtx(t), "INCR", "k"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f.mu.Lock()
-	got := strings.Join(seen, ",")
-	seen = nil
-	f.mu.Unlock()
-	if got != ",tok-b,tok-c" {
-		t.Errorf("sync tokens sent = %q, want \",tok-b,tok-c\"", got)
-	}
-
-	off := f.client(t, upstashrest.Config{NoSyncToken: true})
-	for range 2 {
-		off.Do(testCtx(t), "INCR", "k")
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if got := strings.Join(seen, ","); got != "," {
-		t.Errorf("with NoSyncToken, tokens sent = %q, want none", got)
+	numbered := func(n int) string { return "tok-" + string(rune('a'+n)) }
+	for _, tc := range []struct {
+		name  string
+		cfg   upstashrest.Config
+		token func(n int) string // the token of the nth answer, from 1
+		want  string             // the tokens the three requests sent
+	}{
+		{"sent back", upstashrest.Config{}, numbered, ",tok-b,tok-c"},
+		{"NoSyncToken", upstashrest.Config{NoSyncToken: true}, numbered, ",,"},
+		{"not printable", upstashrest.Config{}, func(int) string { return "tok-\u00e9" }, ",,"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen []string
+			f := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+				seen = append(seen, r.Header.Get("Upstash-Sync-Token"))
+				w.Header().Set("upstash-sync-token", tc.token(len(seen)))
+				io.WriteString(w, `{"result":1}`)
+			})
+			c := f.client(t, tc.cfg)
+			for range 3 {
+				if _, err := c.Do(testCtx(t), "INCR", "k"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if got := strings.Join(seen, ","); got != tc.want {
+				t.Errorf("sync tokens sent = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

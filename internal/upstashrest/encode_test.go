@@ -46,3 +46,13 @@ func TestArgs(t *testing.T) {
 		t.Errorf("Reset left %+v", args)
 	}
 }
+
+// Each Kind prints its name, and a Kind out of range its number.
+func TestKindString(t *testing.T) {
+	for k, want := range map[Kind]string{KindNil: "nil", KindInt: "integer",
+		KindString: "string", KindArray: "array", 9: "Kind(9)"} {
+		if got := k.String(); got != want {
+			t.Errorf("Kind %d prints %q, want %q", k, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -71,12 +72,7 @@ func (c *Client) keepSyncToken(tok string) {
 
 // printable reports whether s holds only printable ASCII, safe to send in a header.
 func printable(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < ' ' || s[i] > '~' {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r > '~' })
 }
 
 // errReplyTooLarge is readBody's answer to a body over its cap.
@@ -85,22 +81,15 @@ var errReplyTooLarge = errors.New("reply too large")
 // readBody appends what r reads, to its end, to dst; a body of more than max bytes is
 // errReplyTooLarge.
 func readBody(dst []byte, r io.Reader, max int64) ([]byte, error) {
-	for {
-		if len(dst) == cap(dst) {
-			dst = append(dst, 0)[:len(dst)]
-		}
-		n, err := r.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if int64(len(dst)) > max {
-			return dst, errReplyTooLarge
-		}
-		if err == io.EOF {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, fmt.Errorf("reading the reply body: %w", err)
-		}
+	buf := bytes.NewBuffer(dst)
+	_, err := buf.ReadFrom(io.LimitReader(r, max+1))
+	switch {
+	case err != nil:
+		return buf.Bytes(), fmt.Errorf("reading the reply body: %w", err)
+	case int64(buf.Len()) > max:
+		return buf.Bytes(), errReplyTooLarge
 	}
+	return buf.Bytes(), nil
 }
 
 // buffer is a byte slice reused through buffers: commands, requests, reply bodies.

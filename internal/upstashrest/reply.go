@@ -20,17 +20,13 @@ const (
 	KindArray              // an array of replies, possibly nested
 )
 
+// kindNames are the kinds' names, by Kind.
+var kindNames = [...]string{KindNil: "nil", KindInt: "integer", KindString: "string", KindArray: "array"}
+
 // String names the kind: "nil", "integer", "string" or "array".
 func (k Kind) String() string {
-	switch k {
-	case KindNil:
-		return "nil"
-	case KindInt:
-		return "integer"
-	case KindString:
-		return "string"
-	case KindArray:
-		return "array"
+	if int(k) < len(kindNames) {
+		return kindNames[k]
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }

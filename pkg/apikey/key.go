@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 )
 
 // The key format.
@@ -79,17 +80,7 @@ func Parse(s string) (Key, error) {
 }
 
 // ValidKeyID reports whether id is a key id: 8 lowercase ASCII letters or digits.
-func ValidKeyID(id string) bool {
-	if len(id) != KeyIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+func ValidKeyID(id string) bool { return len(id) == KeyIDLen && strings.Trim(id, keyIDChars) == "" }
 
 // Reveal returns the raw key, to show to its owner once. Never log or store it.
 func (k Key) Reveal() string { return k.raw }
@@ -150,18 +141,11 @@ func Hash(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// hexDigits are the digits of a Hash.
+const hexDigits = "0123456789abcdef"
+
 // ValidHash reports whether h looks like a Hash: 64 lowercase hex digits.
-func ValidHash(h string) bool {
-	if len(h) != HashLen {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		if c := h[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func ValidHash(h string) bool { return len(h) == HashLen && strings.Trim(h, hexDigits) == "" }
 
 // Equal reports whether two hashes are equal, in time that depends only on their
 // lengths.
