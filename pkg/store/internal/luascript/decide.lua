@@ -101,15 +101,18 @@ end
 local counters, o = {}, 5
 for i = 1, k do counters[i], o = readCounter(KEYS[i], o) end
 
--- fixed_window
-local function fixed(r)
-  local start, finish, count
+-- fixed_window: the window a request at now falls in, and the cost admitted in it.
+local function fixedWindow(r)
   if r.p3 == 1 then -- anchored at the first request
-    if now < r.e then start, finish, count = r.s, r.e, r.c
-    else start, finish, count = now, now + r.period, 0 end
-  elseif r.s == r.p1 then start, finish, count = r.p1, r.p2, r.c
-  elseif r.s > r.p1 then start, finish, count = r.s, r.e, r.c -- clock skew: a later window
-  else start, finish, count = r.p1, r.p2, 0 end
+    if now < r.e then return r.s, r.e, r.c end
+    return now, now + r.period, 0
+  elseif r.s == r.p1 then return r.p1, r.p2, r.c
+  elseif r.s > r.p1 then return r.s, r.e, r.c end -- clock skew: a later window
+  return r.p1, r.p2, 0
+end
+
+local function fixed(r)
+  local start, finish, count = fixedWindow(r)
   if count + cost > r.limit then
     return {0, r.limit - count, finish, finish - now, 0}
   end
@@ -123,14 +126,20 @@ local function fixed(r)
   return out
 end
 
--- sliding_window: cost fits iff cost <= limit - curr - floor(prev*(period-e)/period)
-local function sliding(r)
+-- sliding_window: the effective now (the clock-skew rule), the current window's start,
+-- and the previous and current windows' counts.
+local function slidingCounts(r)
   local at = max(now, r.l)
+  local ws = at - (at % r.period)
+  if r.s == ws then return at, ws, r.p, r.c
+  elseif r.s == ws - r.period then return at, ws, r.c, 0 end
+  return at, ws, 0, 0
+end
+
+-- cost fits iff cost <= limit - curr - floor(prev*(period-e)/period)
+local function sliding(r)
+  local at, ws, prev, curr = slidingCounts(r)
   local p = r.period
-  local ws = at - (at % p)
-  local prev, curr = 0, 0
-  if r.s == ws then prev, curr = r.p, r.c
-  elseif r.s == ws - p then prev, curr = r.c, 0 end
   local weighted = muldiv(prev, p - (at - ws), 0, p)
   local avail = r.limit - curr - weighted
   local function reset(c)
@@ -158,8 +167,10 @@ local function sliding(r)
   return {1, avail - cost, reset(curr + cost), 0, 0}
 end
 
--- sliding_log: cost fits iff the cost admitted in (now-period, now] plus cost <= limit
-local function log(r)
+-- sliding_log: its sorted set, the effective now (never before the newest entry), the
+-- newest entry (member and score, or none), the cutoff at or before which entries have
+-- left the window, and their total cost.
+local function logLive(r)
   local zkey = KEYS[r.p1]
   local at = now
   local newest = redis.call('ZRANGE', zkey, -1, -1, 'WITHSCORES')
@@ -169,6 +180,12 @@ local function log(r)
   for _, m in ipairs(redis.call('ZRANGEBYSCORE', zkey, '-inf', str(cutoff))) do
     expiredCost = expiredCost + tonumber(string.match(m, ':(%d+)$'))
   end
+  return zkey, at, newest, cutoff, expiredCost
+end
+
+-- cost fits iff the cost admitted in (now-period, now] plus cost <= limit
+local function log(r)
+  local zkey, at, newest, cutoff, expiredCost = logLive(r)
   local used = r.c - expiredCost
   local function reset()
     if #newest == 2 and tonumber(newest[2]) > cutoff then return tonumber(newest[2]) + r.period end
