@@ -12,7 +12,8 @@
 -- KEYS holds every key the script touches (Upstash's allow-key-locking requires it):
 -- KEYS[1..k]  each counter's hash, in order, holding every rule's state in fields named
 --             "<state id>|<field>"
--- KEYS[k+1..] one sorted set per sliding_log rule: members "<at>:<cost>", scored by at
+-- KEYS[k+1..] one sorted set per sliding_log rule: members "<at>:<cost>", scored by at;
+--             and per concurrency rule: members "<expiry>:<slots held>", scored by expiry
 -- ARGV[1]   now, microseconds since the Unix epoch (the caller's clock)
 -- ARGV[2]   cost
 -- ARGV[3]   "1" to consume when allowed, "0" to peek
@@ -26,6 +27,8 @@
 --   3 sliding_log     p1 the index of its sorted set in KEYS
 --   4 token_bucket,
 --   5 leaky_bucket    p1 q, p2 r (emission interval q + r/limit), p3 tolUS, p4 tolFrac
+--   6 concurrency     p1 the index of its sorted set in KEYS, p2 the lease, p3 its
+--                     quantum (a slot expires at a multiple of it)
 -- Returns 5 integers per rule, counter after counter, each counter's rules in order:
 -- allowed (1/0), remaining, reset, retry after, delay.
 
@@ -114,7 +117,7 @@ end
 local function fixed(r)
   local start, finish, count = fixedWindow(r)
   if count + cost > r.limit then
-    return {0, r.limit - count, finish, finish - now, 0}
+    return {0, max(r.limit - count, 0), finish, finish - now, 0} -- a settled charge may leave a debt
   end
   local out = {1, r.limit - count - cost, finish, 0, 0}
   if not consume then
@@ -204,7 +207,7 @@ local function log(r)
       end
       offset = offset + #batch
     end
-    return {0, r.limit - used, reset(), retry - now, 0}
+    return {0, max(r.limit - used, 0), reset(), retry - now, 0}
   end
   r.push = {zkey = zkey, at = at, cutoff = cutoff, newest = newest, expiredCost = expiredCost}
   r.idle = at + r.period
@@ -243,11 +246,78 @@ local function bucket(r)
   return {1, tokens(lt - nt, lf - nf, r), ceilfrac(nt, nf), 0, delay}
 end
 
+-- concurrency: a slot taken at instant t expires at the first multiple of the quantum
+-- at or after t + lease.
+local function slotExpiry(r, t)
+  local e = t + r.p2
+  local m = e % r.p3
+  if m ~= 0 then e = e + r.p3 - m end
+  return e
+end
+
+-- concurrency: its sorted set, the effective now (never before the latest instant that
+-- took a slot), the number of entries expired by then and their slots, the slots still
+-- held, and the live entries, oldest first, as {expiry, slots, member}.
+local function concLive(r)
+  local zkey, at = KEYS[r.p1], max(now, r.l)
+  local expired, expiredSlots, live = 0, 0, {}
+  for _, m in ipairs(redis.call('ZRANGE', zkey, 0, -1)) do
+    local e, n = string.match(m, '^(%d+):(%d+)$')
+    e, n = tonumber(e), tonumber(n)
+    if e <= at then expired, expiredSlots = expired + 1, expiredSlots + n
+    else live[#live + 1] = {e, n, m} end
+  end
+  return zkey, at, expired, expiredSlots, r.c - expiredSlots, live
+end
+
+-- concurrency: allowed iff fewer than limit slots are held; the request takes one,
+-- whatever its cost. Reset is when every held slot has expired; a denial's retry is
+-- when the first entry holding a slot expires.
+local function conc(r)
+  local zkey, at, expired, expiredSlots, held, live = concLive(r)
+  local reset = at
+  if #live > 0 then reset = live[#live][1] end
+  if held < r.limit then
+    local e = slotExpiry(r, at)
+    r.slot = {zkey = zkey, at = at, expiry = e, expired = expired, expiredSlots = expiredSlots, newest = live[#live]}
+    r.idle = e
+    if not consume then return {1, r.limit - held, reset, 0, 0} end
+    return {1, r.limit - held - 1, max(reset, e), 0, 0}
+  end
+  local retry = reset
+  for _, l in ipairs(live) do
+    if l[2] > 0 then retry = l[1] break end
+  end
+  return {0, max(r.limit - held, 0), reset, retry - now, 0}
+end
+
+-- Take the slot that conc found free: drop the expired entries and add one slot under
+-- the expiry, to the newest entry when it has the same; the hash fields to set are
+-- appended to hset.
+local function takeSlot(r, hset)
+  local sl = r.slot
+  if sl.expired > 0 then redis.call('ZREMRANGEBYSCORE', sl.zkey, '-inf', str(sl.at)) end
+  local n = 1
+  if sl.newest and sl.newest[1] == sl.expiry then
+    redis.call('ZREM', sl.zkey, sl.newest[3])
+    n = n + sl.newest[2]
+  end
+  redis.call('ZADD', sl.zkey, str(sl.expiry), str(sl.expiry) .. ':' .. str(n))
+  for f, v in pairs({c = r.c - sl.expiredSlots + 1, l = sl.at, z = 1}) do
+    hset[#hset + 1] = r.id .. '|' .. f
+    hset[#hset + 1] = str(v)
+  end
+end
+
 -- Write counter c's new state, every rule having allowed: its hash, the entries of its
--- sliding logs, and the TTL of each of its keys.
+-- sliding logs and concurrency rules, and the TTL of each of its keys.
 local function write(c)
   local idle, hset, keys = now, {}, {c.hkey}
   for _, r in ipairs(c.rules) do
+    if r.slot then
+      takeSlot(r, hset)
+      keys[#keys + 1] = r.slot.zkey
+    end
     idle = max(idle, r.idle)
     if r.set then
       for f, v in pairs(r.set) do
@@ -281,7 +351,7 @@ local function write(c)
 end
 
 -- Evaluate every rule of every counter first; consume from all only when all allow.
-local evaluate = {fixed, sliding, log, bucket, bucket}
+local evaluate = {fixed, sliding, log, bucket, bucket, conc}
 local out, allowed = {}, true
 for _, c in ipairs(counters) do
   for _, r in ipairs(c.rules) do
