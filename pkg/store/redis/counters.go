@@ -30,15 +30,16 @@ type Counters struct {
 	margin time.Duration
 	// The scripts, replaceable by tests (a cold script cache), and whether bucket.lua
 	// takes the sets it can (tests turn it off to compare the two).
-	decide, bucket *luascript.Script
-	noFastPath     bool
-	rules          *bucketRules
+	decide, bucket, settle *luascript.Script
+	noFastPath             bool
+	rules                  *bucketRules
 }
 
 // NewCounters returns a Counters that sends its commands through c.
 func NewCounters(c *Client, cfg CountersConfig) *Counters {
 	return &Counters{c: c, margin: cfg.TTLMargin, decide: luascript.DecideScript(), bucket: luascript.BucketScript(),
-		rules: &bucketRules{margin: cfg.TTLMargin}}
+		settle: luascript.SettleScript(),
+		rules:  &bucketRules{margin: cfg.TTLMargin}}
 }
 
 // Decide decides a request of cost against the counters of cs at now, all of them in

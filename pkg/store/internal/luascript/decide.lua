@@ -309,15 +309,14 @@ local function takeSlot(r, hset)
   end
 end
 
--- Write counter c's new state, every rule having allowed: its hash, the entries of its
--- sliding logs and concurrency rules, and the TTL of each of its keys.
+-- Write counter c's new state, every rule having allowed (or settled): its hash, the
+-- entries of its sliding logs and concurrency rules, and the TTL of each of its keys,
+-- every sorted set's included, so that none outlives the hash that counts it.
 local function write(c)
   local idle, hset, keys = now, {}, {c.hkey}
   for _, r in ipairs(c.rules) do
-    if r.slot then
-      takeSlot(r, hset)
-      keys[#keys + 1] = r.slot.zkey
-    end
+    if r.alg == 3 or r.alg == 6 then keys[#keys + 1] = KEYS[r.p1] end
+    if r.slot then takeSlot(r, hset) end
     idle = max(idle, r.idle)
     if r.set then
       for f, v in pairs(r.set) do
@@ -338,7 +337,6 @@ local function write(c)
       hset[#hset + 1] = str(r.c - pz.expiredCost + cost)
       hset[#hset + 1] = r.id .. '|z' -- so that a reset finds the sorted set
       hset[#hset + 1] = '1'
-      keys[#keys + 1] = pz.zkey
     end
   end
   -- bucket.lua keeps in "x" until when its last TTL keeps the key; the TTL below is
@@ -350,6 +348,7 @@ local function write(c)
   for _, key in ipairs(keys) do redis.call('PEXPIRE', key, ttl) end
 end
 
+-- The decision. (settle.lua takes the place of what follows: SettleScript.)
 -- Evaluate every rule of every counter first; consume from all only when all allow.
 local evaluate = {fixed, sliding, log, bucket, bucket, conc}
 local out, allowed = {}, true
