@@ -24,7 +24,7 @@ var concurrencySets = [][]string{
 // RunConcurrency replays traces of sets with concurrency rules on st against
 // pkg/limiter: each set on a key of its own, and the three decided as one request.
 // Slots are never settled here (RunSettle settles them): they are freed by their leases
-// ending, in the traces' idle gaps, and by Reset.
+// ending, in the traces' idle gaps, and by Reset. Peek must then read as the limiter's.
 func RunConcurrency(t *testing.T, st store.Counters) {
 	for i, rules := range concurrencySets {
 		t.Run(fmt.Sprint("set", i), func(t *testing.T) {
@@ -36,7 +36,15 @@ func RunConcurrency(t *testing.T, st store.Counters) {
 		for i, rules := range concurrencySets {
 			cs[i] = store.Counter{Key: Key(t, fmt.Sprint("c", i)), Set: Set(t, nil, rules...)}
 		}
-		replayCounters(t, st, cs, nil, Trace(64, 400, 3, Burst))
+		trace := Trace(64, 400, 3, Burst)
+		ref := replayCounters(t, st, cs, nil, trace)
+		at := trace[len(trace)-1].At + 300_000 // some slots expired, others held
+		for i, c := range cs {
+			want, _ := c.Set.Peek(ref[i], at, nil)
+			if got, err := st.Peek(context.Background(), c.Key, c.Set, at, nil); err != nil || got != want {
+				t.Fatalf("counter %d peeks %+v (%v), want %+v", i, got, err, want)
+			}
+		}
 	})
 	t.Run("Reset", func(t *testing.T) { testConcurrencyReset(t, st) })
 }

@@ -47,6 +47,24 @@ func RunSettleDebt(t *testing.T, st store.Counters) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { replayDebt(t, st, s, debtRules, seed, 1e10) })
 	}
 	t.Run("MaxDelta", func(t *testing.T) { replayDebt(t, st, s, maxDeltaRules, 2, store.MaxDelta) })
+	t.Run("ReleasedFirst", func(t *testing.T) { testReleasedFirst(t, st, s) })
+}
+
+// testReleasedFirst: when the oldest slot is freed, a denial's retry after is when the
+// oldest entry still holding one expires, not the emptied entry.
+func testReleasedFirst(t *testing.T, st store.Counters, s store.Settler) {
+	set := Set(t, nil, `{"name": "slots", "algorithm": "concurrency", "limit": 2, "lease": "1s"}`)
+	d := &debtTrace{t: t, st: st, s: s, cs: []store.Counter{{Key: Key(t, "k"), Set: set}}, sets: []*limiter.Set{set}, ref: [][]limiter.State{set.NewStates()}}
+	t0 := Trace(90, 1, 1, Burst)[0].At
+	for i, at := range []int64{t0, t0 + 100_000} {
+		if !d.decide(i, Request{At: at, Cost: 1}) {
+			t.Fatalf("request %d denied, want allowed", i)
+		}
+	}
+	d.settle(store.Settlement{ID: randomID(), At: t0, Now: t0 + 150_000, Expires: t0 + 10_000_000})
+	if !d.decide(2, Request{At: t0 + 200_000, Cost: 1}) || d.decide(3, Request{At: t0 + 300_000, Cost: 1}) {
+		t.Fatal("want the third request allowed in the freed slot and the fourth denied")
+	}
 }
 
 // debtTrace decides, settles and compares; the last allowed request is charged big.
