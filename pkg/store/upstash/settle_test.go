@@ -2,11 +2,15 @@ package upstash
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
+	"github.com/edgelimit/edgelimit/internal/upstashrest"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/storetest"
@@ -57,5 +61,39 @@ func TestSettleRequests(t *testing.T) {
 	settle.Now, settle.ID = settle.Expires, settle.ID+"x"
 	if applied, err := s.Settle(ctx, cs, settle); err != nil || applied || ct.Count() != 0 {
 		t.Fatalf("settle at expiry: applied %v (%v) in %d requests, want none", applied, err, ct.Count())
+	}
+}
+
+// TestSettleBadReplies: a settle answer other than 0 or 1, a failed request and a
+// server that does not answer before the deadline are errors, applied false, after
+// the one request.
+func TestSettleBadReplies(t *testing.T) {
+	set := storetest.Set(t, nil, `{"algorithm": "concurrency", "limit": 2, "lease": "10s"}`)
+	cs := []store.Counter{{Key: "a", Set: set}, {Key: "b", Set: set}}
+	settle := store.Settlement{ID: "n1", At: 1_800_000_000_000_000, Now: 1_800_000_000_000_001, Expires: 1_800_000_010_000_000}
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		check   func(error) bool
+	}{
+		{"an answer of 2", reply(200, `{"result":2}`), isMalformed},
+		{"a string", reply(200, `{"result":"OK"}`), isMalformed},
+		{"an array", reply(200, `{"result":[1]}`), isMalformed},
+		{"an HTML error page", reply(500, `<html><body>Internal Server Error</body></html>`), isStatus},
+		{"a Lua error", reply(400, `{"error":"ERR user_script:1: oops"}`), func(err error) bool { var ce *upstashrest.CommandError; return errors.As(err, &ce) }},
+		{"no answer before the deadline", func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body); <-r.Context().Done() }, func(err error) bool { return errors.Is(err, context.DeadlineExceeded) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, ct := fakeStore(t, tc.handler)
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			applied, err := st.Settle(ctx, cs, settle)
+			if applied || err == nil || !tc.check(err) {
+				t.Fatalf("applied %v, error %v (%T), want an error of the expected kind", applied, err, errors.Unwrap(err))
+			}
+			if n := ct.Count(); n != 1 {
+				t.Fatalf("%d requests, want the 1 that failed", n)
+			}
+		})
 	}
 }
