@@ -30,15 +30,16 @@ type Counters struct {
 	margin time.Duration
 	// The scripts, replaceable by tests (a cold script cache), and whether bucket.lua
 	// takes the sets it can (tests turn it off to compare the two).
-	decide, bucket *luascript.Script
-	noFastPath     bool
-	rules          *bucketRules
+	decide, bucket, settle *luascript.Script
+	noFastPath             bool
+	rules                  *bucketRules
 }
 
 // NewCounters returns a Counters that sends its commands through c.
 func NewCounters(c *Client, cfg CountersConfig) *Counters {
 	return &Counters{c: c, margin: cfg.TTLMargin, decide: luascript.DecideScript(), bucket: luascript.BucketScript(),
-		rules: &bucketRules{margin: cfg.TTLMargin}}
+		settle: luascript.SettleScript(),
+		rules:  &bucketRules{margin: cfg.TTLMargin}}
 }
 
 // Decide decides a request of cost against the counters of cs at now, all of them in
@@ -85,11 +86,7 @@ func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now i
 // key under its hash tag.
 func (s *Counters) decideAll(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
 	var buf [store.MaxCounters]store.Counter
-	tagged := buf[:len(cs)]
-	for i, c := range cs {
-		tagged[i] = store.Counter{Key: slotKey(c.Key), Set: c.Set}
-	}
-	keys, args := luascript.DecideArgs(tagged, now, cost, true, s.margin)
+	keys, args := luascript.DecideArgs(slotCounters(&buf, cs), now, cost, true, s.margin)
 	err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return luascript.ReadDecisions(ints, cs, outs) })
 	if err != nil {
 		return fmt.Errorf("redis: decide %q and %d more counters: %w", cs[0].Key, len(cs)-1, err)

@@ -57,6 +57,12 @@ func TestStoreConformance(t *testing.T) {
 	})
 }
 
+func TestConcurrencyConformance(t *testing.T) {
+	forEachTopology(t, func(t *testing.T, topo topology) {
+		storetest.RunConcurrency(t, NewCounters(newTestClient(t, topo.config(t)), CountersConfig{}))
+	})
+}
+
 func TestStoreExactAcrossProcesses(t *testing.T) {
 	forEachTopology(t, func(t *testing.T, topo topology) {
 		t.Setenv(envTopology, topo.name)

@@ -9,7 +9,8 @@
 // Counters decides a request with one EVALSHA of decide.lua over every counter of the
 // request, or of bucket.lua, its fast path for a single counter of one bucket rule;
 // EVAL with the script's text follows only when the server answers NOSCRIPT (a cold
-// script cache). The Client never retries a command, since a retry after a lost reply
+// script cache). Settle (store.Settler) is one EVALSHA of the settle script,
+// decide.lua's functions followed by settle.lua. The Client never retries a command, since a retry after a lost reply
 // would consume twice; each command is bounded by its context.
 //
 // Tenants is the Upstash store's Tenants over a RESP TenantsConn: the same scripts and
@@ -24,7 +25,9 @@
 // every key of a tenant, and so of one decision, is in one slot:
 //
 //	el:h:{acme}c1|4:acme|0|12:POST /orders|1:t          hash: every rule's state
-//	el:l:<len>:{acme}c1|4:acme|0|...|1:t:<state id>     sorted set: a sliding_log rule
+//	el:l:<len>:{acme}c1|4:acme|0|...|1:t:<state id>     sorted set: a sliding_log or
+//	                                                    concurrency rule
+//	el:s:<id>:{acme}c1|4:acme|0|...                     string: a settlement's marker
 //
 // A key that is not a counter key is its own tag. The tenants live under a prefix
 // (default "el:t:"), which is their tag:

@@ -33,6 +33,12 @@ func TestStoreConformance(t *testing.T) {
 	storetest.RunCounters(t, newTestStore(t, nil), storetest.CountersOptions{})
 }
 
+// TestConcurrencyConformance: concurrency rules alone and among the other algorithms,
+// under allow-key-locking, where every sorted set must be declared in KEYS.
+func TestConcurrencyConformance(t *testing.T) {
+	storetest.RunConcurrency(t, newTestStore(t, nil))
+}
+
 func TestMain(m *testing.M) {
 	storetest.MaybeChild(func() (store.Counters, error) {
 		c, err := upstashrest.NewClient(upstashrest.Config{URL: os.Getenv(testenv.EnvUpstashURL), Token: os.Getenv(testenv.EnvUpstashToken)})

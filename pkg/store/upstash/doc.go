@@ -8,12 +8,15 @@
 // Counters, the store.Counters, decides a request with one script call, decide.lua
 // (embedded), over every counter of the request: one EVALSHA, so one HTTP request when
 // the server's script cache is warm. KEYS declares every key the script touches (Upstash's key locking
-// requires it): each counter's hash, then the sorted set of each sliding_log rule.
+// requires it): each counter's hash, then the sorted set of each sliding_log and
+// concurrency rule.
 // The script evaluates every rule of every counter before it writes anything, and
 // writes to all of them only when all allow. It answers 5 integers per rule, counter
 // after counter, which Counters checks (their number and each outcome: a wrong reply
 // is ErrMalformedScriptReply) and folds per counter with limiter.Set.Combine.
-// Peek is the same script over one counter in peek mode.
+// Peek is the same script over one counter in peek mode. Settle (store.Settler) is
+// one call of the settle script (decide.lua's functions, then settle.lua), which also
+// declares the settlement's idempotency marker.
 //
 // Tenants, the store.Tenants, keeps its layout under a prefix (default "el:t:"):
 //

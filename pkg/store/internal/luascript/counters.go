@@ -36,7 +36,7 @@ func BucketScript() *Script { return bucketScript }
 // Codes of the algorithms, as decide.lua reads them.
 var algorithmCodes = map[limiter.Algorithm]int{
 	limiter.FixedWindow: 1, limiter.SlidingWindow: 2, limiter.SlidingLog: 3,
-	limiter.TokenBucket: 4, limiter.LeakyBucket: 5,
+	limiter.TokenBucket: 4, limiter.LeakyBucket: 5, limiter.Concurrency: 6,
 }
 
 // HashKey returns the name of the Redis hash holding every rule's state for key.
@@ -45,7 +45,8 @@ func HashKey(key string) string { return string(AppendHashKey(nil, key)) }
 // AppendHashKey appends HashKey(key) to dst.
 func AppendHashKey(dst []byte, key string) []byte { return append(append(dst, "el:h:"...), key...) }
 
-// LogKey returns the name of the sorted set of a sliding_log rule's entries for key.
+// LogKey returns the name of the sorted set of a sliding_log or concurrency rule's
+// entries for key.
 // The length prefix keeps it distinct from every other key's, whatever the key and id
 // contain.
 func LogKey(key, stateID string) string { return string(AppendLogKey(nil, key, stateID)) }
@@ -71,7 +72,7 @@ func MarginMS(ttlMargin time.Duration) int64 {
 func DecideArgs(cs []store.Counter, now, cost int64, consume bool, ttlMargin time.Duration) ([]string, []any) {
 	nkeys, nargs := len(cs), 5
 	for _, c := range cs {
-		nkeys += logRules(c.Set)
+		nkeys += sortedSets(c.Set)
 		nargs += 1 + 8*c.Set.Len()
 	}
 	a := &sliceArgs{keys: make([]string, 0, nkeys), args: make([]any, 0, nargs)}
@@ -88,8 +89,8 @@ type ArgSink interface {
 }
 
 // LayoutArgs lays out KEYS and ARGV as decide.lua reads them: KEYS holds the counters'
-// hashes, then the sorted set of each sliding_log rule; ARGV a header, then each
-// counter's rules.
+// hashes, then the sorted set of each sliding_log and concurrency rule; ARGV a header,
+// then each counter's rules.
 func LayoutArgs(a ArgSink, cs []store.Counter, now, cost int64, consume bool, marginMS int64) {
 	var mode int64
 	if consume {
@@ -108,11 +109,12 @@ func LayoutArgs(a ArgSink, cs []store.Counter, now, cost int64, consume bool, ma
 	}
 }
 
-// logRules counts set's sliding_log rules, each of which has a sorted set.
-func logRules(set *limiter.Set) int {
+// sortedSets counts set's sliding_log and concurrency rules, each of which has a
+// sorted set.
+func sortedSets(set *limiter.Set) int {
 	n := 0
 	for i := range set.Len() {
-		if set.Rule(i).Algorithm == limiter.SlidingLog {
+		if a := set.Rule(i).Algorithm; a == limiter.SlidingLog || a == limiter.Concurrency {
 			n++
 		}
 	}
@@ -120,7 +122,7 @@ func logRules(set *limiter.Set) int {
 }
 
 // ruleArgs appends the 8 arguments of each rule of c to ARGV, and the sorted set of
-// each sliding_log rule to KEYS, which holds nkeys keys; it returns how many it holds
+// each sliding_log and concurrency rule to KEYS, which holds nkeys keys; it returns how many it holds
 // after.
 func ruleArgs(a ArgSink, c store.Counter, now int64, nkeys int) int {
 	set := c.Set
@@ -142,6 +144,10 @@ func ruleArgs(a ArgSink, c store.Counter, now int64, nkeys int) int {
 			p1 = int64(nkeys)
 		case limiter.TokenBucket, limiter.LeakyBucket:
 			p1, p2, p3, p4 = set.Emission(i)
+		case limiter.Concurrency:
+			nkeys = a.LogKey(c.Key, id)
+			p1, p2 = int64(nkeys), r.Lease.Micros()
+			p3 = (p2 + limiter.LeaseQuanta - 1) / limiter.LeaseQuanta // the quantum of limiter.Set.SlotExpiry
 		}
 		a.Int(int64(algorithmCodes[r.Algorithm]))
 		a.Str(id)

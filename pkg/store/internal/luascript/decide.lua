@@ -14,7 +14,8 @@
 -- KEYS holds every key the script touches (Upstash's allow-key-locking requires it):
 -- KEYS[1..k]  each counter's hash, in order, holding every rule's state in fields named
 --             "<state id>|<field>"
--- KEYS[k+1..] one sorted set per sliding_log rule: members "<at>:<cost>", scored by at
+-- KEYS[k+1..] one sorted set per sliding_log rule: members "<at>:<cost>", scored by at;
+--             and per concurrency rule: members "<expiry>:<slots held>", scored by expiry
 -- ARGV[1]   now, microseconds since the Unix epoch (the caller's clock)
 -- ARGV[2]   cost
 -- ARGV[3]   "1" to consume when allowed, "0" to peek
@@ -28,6 +29,8 @@
 --   3 sliding_log     p1 the index of its sorted set in KEYS
 --   4 token_bucket,
 --   5 leaky_bucket    p1 q, p2 r (emission interval q + r/limit), p3 tolUS, p4 tolFrac
+--   6 concurrency     p1 the index of its sorted set in KEYS, p2 the lease, p3 its
+--                     quantum (a slot expires at a multiple of it)
 -- Returns 5 integers per rule, counter after counter, each counter's rules in order:
 -- allowed (1/0), remaining, reset, retry after, delay.
 
@@ -104,17 +107,20 @@ end
 local counters, o = {}, 5
 for i = 1, k do counters[i], o = readCounter(KEYS[i], o) end
 
--- fixed_window
-local function fixed(r)
-  local start, finish, count
+-- fixed_window: the window a request at now falls in, and the cost admitted in it.
+local function fixedWindow(r)
   if r.p3 == 1 then -- anchored at the first request
-    if now < r.e then start, finish, count = r.s, r.e, r.c
-    else start, finish, count = now, now + r.period, 0 end
-  elseif r.s == r.p1 then start, finish, count = r.p1, r.p2, r.c
-  elseif r.s > r.p1 then start, finish, count = r.s, r.e, r.c -- clock skew: a later window
-  else start, finish, count = r.p1, r.p2, 0 end
+    if now < r.e then return r.s, r.e, r.c end
+    return now, now + r.period, 0
+  elseif r.s == r.p1 then return r.p1, r.p2, r.c
+  elseif r.s > r.p1 then return r.s, r.e, r.c end -- clock skew: a later window
+  return r.p1, r.p2, 0
+end
+
+local function fixed(r)
+  local start, finish, count = fixedWindow(r)
   if count + cost > r.limit then
-    return {0, r.limit - count, finish, finish - now, 0}
+    return {0, max(r.limit - count, 0), finish, finish - now, 0} -- a settled charge may leave a debt
   end
   local out = {1, r.limit - count - cost, finish, 0, 0}
   if not consume then
@@ -126,14 +132,20 @@ local function fixed(r)
   return out
 end
 
--- sliding_window: cost fits iff cost <= limit - curr - floor(prev*(period-e)/period)
-local function sliding(r)
+-- sliding_window: the effective now (the clock-skew rule), the current window's start,
+-- and the previous and current windows' counts.
+local function slidingCounts(r)
   local at = max(now, r.l)
+  local ws = at - (at % r.period)
+  if r.s == ws then return at, ws, r.p, r.c
+  elseif r.s == ws - r.period then return at, ws, r.c, 0 end
+  return at, ws, 0, 0
+end
+
+-- cost fits iff cost <= limit - curr - floor(prev*(period-e)/period)
+local function sliding(r)
+  local at, ws, prev, curr = slidingCounts(r)
   local p = r.period
-  local ws = at - (at % p)
-  local prev, curr = 0, 0
-  if r.s == ws then prev, curr = r.p, r.c
-  elseif r.s == ws - p then prev, curr = r.c, 0 end
   local weighted = muldiv(prev, p - (at - ws), 0, p)
   local avail = r.limit - curr - weighted
   local function reset(c)
@@ -161,8 +173,10 @@ local function sliding(r)
   return {1, avail - cost, reset(curr + cost), 0, 0}
 end
 
--- sliding_log: cost fits iff the cost admitted in (now-period, now] plus cost <= limit
-local function log(r)
+-- sliding_log: its sorted set, the effective now (never before the newest entry), the
+-- newest entry (member and score, or none), the cutoff at or before which entries have
+-- left the window, and their total cost.
+local function logLive(r)
   local zkey = KEYS[r.p1]
   local at = now
   local newest = redis.call('ZRANGE', zkey, -1, -1, 'WITHSCORES')
@@ -172,6 +186,12 @@ local function log(r)
   for _, m in ipairs(redis.call('ZRANGEBYSCORE', zkey, '-inf', str(cutoff))) do
     expiredCost = expiredCost + tonumber(string.match(m, ':(%d+)$'))
   end
+  return zkey, at, newest, cutoff, expiredCost
+end
+
+-- cost fits iff the cost admitted in (now-period, now] plus cost <= limit
+local function log(r)
+  local zkey, at, newest, cutoff, expiredCost = logLive(r)
   local used = r.c - expiredCost
   local function reset()
     if #newest == 2 and tonumber(newest[2]) > cutoff then return tonumber(newest[2]) + r.period end
@@ -190,7 +210,7 @@ local function log(r)
       end
       offset = offset + #batch
     end
-    return {0, r.limit - used, reset(), retry - now, 0}
+    return {0, max(r.limit - used, 0), reset(), retry - now, 0}
   end
   r.push = {zkey = zkey, at = at, cutoff = cutoff, newest = newest, expiredCost = expiredCost}
   r.idle = at + r.period
@@ -232,11 +252,77 @@ local function bucket(r)
   return {1, tokens(lt - nt, lf - nf, r), ceilfrac(nt, nf), 0, delay}
 end
 
--- Write counter c's new state, every rule having allowed: its hash, the entries of its
--- sliding logs, and the TTL of each of its keys.
+-- concurrency: a slot taken at instant t expires at the first multiple of the quantum
+-- at or after t + lease.
+local function slotExpiry(r, t)
+  local e = t + r.p2
+  local m = e % r.p3
+  if m ~= 0 then e = e + r.p3 - m end
+  return e
+end
+
+-- concurrency: its sorted set, the effective now (never before the latest instant that
+-- took a slot), the number of entries expired by then and their slots, the slots still
+-- held, and the live entries, oldest first, as {expiry, slots, member}.
+local function concLive(r)
+  local zkey, at = KEYS[r.p1], max(now, r.l)
+  local expired, expiredSlots, live = 0, 0, {}
+  for _, m in ipairs(redis.call('ZRANGE', zkey, 0, -1)) do
+    local e, n = string.match(m, '^(%d+):(%d+)$')
+    e, n = tonumber(e), tonumber(n)
+    if e <= at then expired, expiredSlots = expired + 1, expiredSlots + n
+    else live[#live + 1] = {e, n, m} end
+  end
+  return zkey, at, expired, expiredSlots, r.c - expiredSlots, live
+end
+
+-- concurrency: allowed iff fewer than limit slots are held; the request takes one,
+-- whatever its cost. Reset is when every held slot has expired; a denial's retry is
+-- when the first entry holding a slot expires.
+local function conc(r)
+  local zkey, at, expired, expiredSlots, held, live = concLive(r)
+  local reset = at
+  if #live > 0 then reset = live[#live][1] end
+  if held < r.limit then
+    local e = slotExpiry(r, at)
+    r.slot = {zkey = zkey, at = at, expiry = e, expired = expired, expiredSlots = expiredSlots, newest = live[#live]}
+    r.idle = e
+    if not consume then return {1, r.limit - held, reset, 0, 0} end
+    return {1, r.limit - held - 1, max(reset, e), 0, 0}
+  end
+  local retry = reset
+  for _, l in ipairs(live) do
+    if l[2] > 0 then retry = l[1] break end
+  end
+  return {0, max(r.limit - held, 0), reset, retry - now, 0}
+end
+
+-- Take the slot that conc found free: drop the expired entries and add one slot under
+-- the expiry, to the newest entry when it has the same; the hash fields to set are
+-- appended to hset.
+local function takeSlot(r, hset)
+  local sl = r.slot
+  if sl.expired > 0 then redis.call('ZREMRANGEBYSCORE', sl.zkey, '-inf', str(sl.at)) end
+  local n = 1
+  if sl.newest and sl.newest[1] == sl.expiry then
+    redis.call('ZREM', sl.zkey, sl.newest[3])
+    n = n + sl.newest[2]
+  end
+  redis.call('ZADD', sl.zkey, str(sl.expiry), str(sl.expiry) .. ':' .. str(n))
+  for f, v in pairs({c = r.c - sl.expiredSlots + 1, l = sl.at, z = 1}) do
+    hset[#hset + 1] = r.id .. '|' .. f
+    hset[#hset + 1] = str(v)
+  end
+end
+
+-- Write counter c's new state, every rule having allowed (or settled): its hash, the
+-- entries of its sliding logs and concurrency rules, and the TTL of each of its keys,
+-- every sorted set's included, so that none outlives the hash that counts it.
 local function write(c)
   local idle, hset, keys = now, {}, {c.hkey}
   for _, r in ipairs(c.rules) do
+    if r.alg == 3 or r.alg == 6 then keys[#keys + 1] = KEYS[r.p1] end
+    if r.slot then takeSlot(r, hset) end
     idle = max(idle, r.idle)
     if r.set then
       for f, v in pairs(r.set) do
@@ -257,7 +343,6 @@ local function write(c)
       hset[#hset + 1] = str(r.c - pz.expiredCost + cost)
       hset[#hset + 1] = r.id .. '|z' -- so that a reset finds the sorted set
       hset[#hset + 1] = '1'
-      keys[#keys + 1] = pz.zkey
     end
   end
   -- bucket.lua keeps in "x" until when its last TTL keeps the key; the TTL below is
@@ -269,8 +354,9 @@ local function write(c)
   for _, key in ipairs(keys) do redis.call('PEXPIRE', key, ttl) end
 end
 
+-- The decision. (settle.lua takes the place of what follows: SettleScript.)
 -- Evaluate every rule of every counter first; consume from all only when all allow.
-local evaluate = {fixed, sliding, log, bucket, bucket}
+local evaluate = {fixed, sliding, log, bucket, bucket, conc}
 local out, allowed = {}, true
 for _, c in ipairs(counters) do
   for _, r in ipairs(c.rules) do
