@@ -12,7 +12,7 @@ import (
 // For every rule but concurrency:
 //   - delta > 0 is charged at now whatever the rule's state: a window or a bucket may
 //     go into debt, reported as Remaining 0, and later requests are denied until it is
-//     paid back;
+//     paid back (a bucket's theoretical arrival time stops at MaxDebtTAT);
 //   - delta < 0 is refunded, never more than the window holds, and only while the
 //     window that held the reservation is still the current one: fixed_window and
 //     sliding_window while the window containing at is current at now; sliding_log
@@ -29,6 +29,8 @@ func (s *Set) Settle(states []State, at, now, delta int64) {
 		switch {
 		case c.kind == kindConc:
 			c.concRelease(&states[i], at, now)
+		case delta > 0 && c.bucket():
+			c.bucketCharge(&states[i], now, delta)
 		case delta > 0:
 			c.consume(&states[i], s.zone, now, delta)
 		case delta < 0:
@@ -63,6 +65,29 @@ func (c *compiled) refund(st *State, z *Zone, at, now, n int64) {
 	default:
 		c.bucketRefund(st, now, n)
 	}
+}
+
+// MaxDebtTAT is the latest theoretical arrival time a charge leaves a bucket at: past
+// MaxTime by an empty bucket's longest refill, so a bucket charged beyond it denies
+// every request up to MaxTime all the same. It keeps the arithmetic exact in int64
+// and in a script's doubles (below 2^53).
+const MaxDebtTAT = MaxTime + MaxFillMicros
+
+// bucketCharge moves the theoretical arrival time forward by n emission intervals
+// from the effective now, as a request of cost n would, but whatever the tolerance;
+// at most to MaxDebtTAT.
+func (c *compiled) bucketCharge(st *State, now, n int64) {
+	at, tat, frac, _, _ := c.bucketStep(st, now, 0)
+	whole, f, ok := c.times(n)
+	if f += frac; f >= c.Limit {
+		whole, f = whole+1, f-c.Limit
+	}
+	if !ok || whole >= MaxDebtTAT-tat {
+		tat, f = MaxDebtTAT, 0
+	} else {
+		tat += whole
+	}
+	st.TAT, st.TATFrac, st.Last = tat, f, at
 }
 
 // bucketRefund moves the theoretical arrival time back by n emission intervals, to

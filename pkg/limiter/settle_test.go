@@ -139,3 +139,17 @@ func TestBucketRefundAtTheBounds(t *testing.T) {
 		t.Fatalf("an over-refund: remaining %d, want the burst", d.Remaining)
 	}
 }
+
+func TestBucketDebtStopsAtMaxDebtTAT(t *testing.T) {
+	s := newSet(t, Rule{Algorithm: TokenBucket, Limit: 1, Period: Every(744 * time.Hour)})
+	st := s.NewStates()
+	const now = 1_796_040_000_000_000
+	allowed(t, s, st, now, 1)
+	s.Settle(st, now, now, 3_443_610) // n x period passes int64
+	if st[0].TAT != MaxDebtTAT || st[0].TATFrac != 0 {
+		t.Fatalf("TAT after a huge charge: %d+%d/limit, want MaxDebtTAT", st[0].TAT, st[0].TATFrac)
+	}
+	if allowed(t, s, st, now+1, 1) || allowed(t, s, st, MaxTime, 1) {
+		t.Fatal("a bucket in debt past MaxTime allowed a request")
+	}
+}

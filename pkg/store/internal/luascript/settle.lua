@@ -51,7 +51,11 @@ local function chargeBucket(r)
   local tat, frac = r.t, r.f
   if tat < at then tat, frac = at, 0 end
   local carry, nf = muldiv(r.p2, delta, frac, r.limit) -- delta x r may pass 2^53
-  r.set = {t = tat + delta * r.p1 + carry, f = nf, l = at}
+  local t = tat + delta * r.p1 + carry
+  -- limiter.MaxDebtTAT: a debt stops there. It is below 2^53, so the comparison is
+  -- exact even where the sum is not.
+  if t >= 7573478400000000 then t, nf = 7573478400000000, 0 end
+  r.set = {t = t, f = nf, l = at}
 end
 local charge = {
   function(r)
