@@ -167,6 +167,7 @@ func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store)
 	if err != nil || !d.Allowed {
 		e.giveBack(r, &s.stats)
 	}
+	defer e.stayHot(r.now)
 	switch {
 	case err != nil && !errors.Is(err, store.ErrThrottled):
 		return withdrawal{}, limiter.Decision{}, err
@@ -191,6 +192,16 @@ func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store)
 	}
 	s.stats.lease(r.want, r.want-r.need)
 	return withdrawal{gen: e.gen, units: r.need, old: r.old}, e.answer(r.now, true), nil
+}
+
+// stayHot keeps a counter that reserves hot for hotHold after its next reservation
+// may be made; e.mu is held. Its rate alone would let it go cold while it is
+// saturated: the gate's denial cache answers its denied requests until their retry
+// instant, so the decisions that reach it fall below the threshold, and each would
+// then be a cold write within the request's budget to the item that DynamoDB throttles
+// (a regression test: TestSaturatedCounterStaysHot).
+func (e *counter) stayHot(now int64) {
+	e.hotUntil = max(e.hotUntil, max(now, e.retryAt)+hotHold)
 }
 
 // giveBack returns the old units a failed reservation took from the lease, when that
