@@ -28,26 +28,7 @@ import (
 func TestEpochNoticesARestartedRedis(t *testing.T) {
 	srv := testenv.StartRedisServer(t, testenv.RedisServerConfig{})
 	ctx := context.Background()
-	client, err := redis.NewClient(redis.Config{Addrs: []string{srv.Addr}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	tenants, err := redis.NewTenants(client, redis.TenantsConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn, err := tenant.Decode([]byte(`{"id": "lost", "rules": [{"algorithm": "fixed_window", "limit": 100, "period": "1m"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tenants.Create(ctx, tn); err != nil {
-		t.Fatal(err)
-	}
-	key, rec := apikey.Generate(tn.ID, 1)
-	if err := tenants.PutKey(ctx, rec); err != nil {
-		t.Fatal(err)
-	}
+	tenants, key := tenantOnRedis(t, srv.Addr)
 	var out bytes.Buffer
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: memory.NewCounters(memory.CountersConfig{}), LatencyBudget: time.Second, EpochLog: &out})
 	if err != nil {
@@ -88,6 +69,33 @@ func TestEpochNoticesARestartedRedis(t *testing.T) {
 		t.Fatalf("the check after that: changed %v, %v; want no change", changed, err)
 	}
 	checkEpochLine(t, out.String())
+}
+
+// tenantOnRedis stores a tenant and a key of it on the redis-server at addr, and
+// returns the store and the key.
+func tenantOnRedis(t *testing.T, addr string) (*redis.Tenants, apikey.Key) {
+	t.Helper()
+	client, err := redis.NewClient(redis.Config{Addrs: []string{addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	tenants, err := redis.NewTenants(client, redis.TenantsConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn, err := tenant.Decode([]byte(`{"id": "lost", "rules": [{"algorithm": "fixed_window", "limit": 100, "period": "1m"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tenants.Create(context.Background(), tn); err != nil {
+		t.Fatal(err)
+	}
+	key, rec := apikey.Generate(tn.ID, 1)
+	if err := tenants.PutKey(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	return tenants, key
 }
 
 // checkEpochLine requires lines to be one epoch-change line: the stable message, and
