@@ -16,6 +16,10 @@ FLOOD_TESTS=(-run 'TestUnknownKeysRunNoScript' ./pkg/store/upstash)
 # The hot counters' 60 s simulation (which checks the table in docs/backends.md) and
 # real-time load on DynamoDB Local: shortened or skipped under -race, run again without.
 HOT_TESTS=(-run 'TestSimulation|TestHotTenantOnDynamoDBLocal' ./pkg/hotcounter)
+# The production-like runs (3 processes on DynamoDB Local behind the throttling proxy,
+# 100 ms budget, skewed clocks, idle gaps, a flood of random keys): skipped under
+# -race, run again without; under CI they fail, not skip, without the services.
+PROD_TESTS=(-run 'TestHotTenantThroughThreeKeys|TestProductionLike' ./internal/prodtest)
 # internal/config once more with each backend's build tag alone, as the template's authorizers
 # are built: the backends a tagged binary lacks are refused, and their tests skip.
 BACKEND_TAGS=(edgelimit.dynamodb edgelimit.upstash edgelimit.redis)
@@ -56,6 +60,7 @@ step "go test -race ${RACE_PACKAGES[*]}" go test -race -count=1 "${RACE_PACKAGES
 step "go test (latency, without -race)" go test -count=1 "${TIMED_TESTS[@]}"
 step "go test (hot counters, without -race)" go test -count=1 "${HOT_TESTS[@]}"
 step "go test (unknown keys, without -race)" go test -count=1 "${FLOOD_TESTS[@]}"
+step "go test (production-like, without -race)" go test -count=1 "${PROD_TESTS[@]}"
 for tag in "${BACKEND_TAGS[@]}"; do
 	step "go test -tags $tag ./internal/config" go test -count=1 -tags "$tag" ./internal/config
 done

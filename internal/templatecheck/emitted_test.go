@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -79,7 +80,29 @@ func emitted(t *testing.T) emission {
 			t.Fatal(err)
 		}
 	}
+	epochs := &changingEpoch{Tenants: tenants}
+	eg, err := gate.New(gate.Config{Tenants: epochs, Counters: counters, Now: func() int64 { return now }, EpochLog: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the first read remembers the epoch, the second finds it changed
+		if _, err := eg.CheckEpoch(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return parseEMF(t, out.Bytes())
+}
+
+// changingEpoch is a tenant store whose epoch marker changes at every read: the gate
+// writes its epoch-change line, an EMF document, at the second.
+type changingEpoch struct {
+	*memory.Tenants
+	reads int
+}
+
+func (c *changingEpoch) Epoch(context.Context) (string, error) {
+	c.reads++
+	return fmt.Sprint("epoch", c.reads), nil
 }
 
 // switchable is a counter store that can be taken down.
@@ -142,8 +165,8 @@ func parseEMF(t *testing.T, data []byte) emission {
 			}
 		}
 	}
-	if docs != 3 || e.namespace == "" || len(e.units) == 0 {
-		t.Fatalf("%d EMF documents, namespace %q, %d metrics: want 3 documents declaring metrics", docs, e.namespace, len(e.units))
+	if docs != 4 || e.namespace == "" || len(e.units) == 0 {
+		t.Fatalf("%d EMF documents, namespace %q, %d metrics: want 4 documents declaring metrics (3 decisions, an epoch change)", docs, e.namespace, len(e.units))
 	}
 	sort.Slice(e.dimensionSets, func(i, j int) bool { return len(e.dimensionSets[i]) < len(e.dimensionSets[j]) })
 	return e

@@ -46,14 +46,15 @@ func TestIAMStatementsAreScoped(t *testing.T) {
 }
 
 // The authorizer gets exactly what one decision needs: read a key and its tenant, and
-// update (or peek at) a counter; on Upstash and Redis, the token secret (and its KMS key). The admin function gets
+// update (or peek at) a counter, and write the tenants table's epoch marker when it is
+// missing; on Upstash and Redis, the token secret (and its KMS key). The admin function gets
 // item-level DynamoDB actions only.
 func TestLeastPrivilege(t *testing.T) {
 	tmpl := load(t)
 	secret, key, redisSecret := "Ref "+tokenSecretParam, "Ref "+tokenKeyParam, "Ref "+redisSecretParam
 	redisKey := "Ref " + redisKeyParam
 	want := map[string][]string{
-		"GetAtt " + tenantsTable:  {"dynamodb:GetItem"},
+		"GetAtt " + tenantsTable:  {"dynamodb:GetItem", "dynamodb:PutItem"}, // PutItem: the epoch marker alone (TestEpochMarkerWriteIsScoped)
 		"GetAtt " + countersTable: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		secret:                    {"secretsmanager:GetSecretValue"},
 		key:                       {"kms:Decrypt"},
@@ -247,4 +248,26 @@ func functionPolicies(t testing.TB, tmpl map[string]any, fn resource) []any {
 		docs = append(docs, asMap(pol)["PolicyDocument"])
 	}
 	return docs
+}
+
+// The authorizer's PutItem on the tenants table is for the epoch marker: its statement
+// allows that one item (dynamodb:LeadingKeys is "epoch"), so that no tenant or key
+// record can be written with it.
+func TestEpochMarkerWriteIsScoped(t *testing.T) {
+	tmpl := load(t)
+	n := 0
+	for _, st := range statements(functionPolicies(t, tmpl, mustResource(t, tmpl, authorizerFunction, "AWS::Serverless::Function"))) {
+		if !slices.Contains(asStrings(st["Action"]), "dynamodb:PutItem") {
+			continue
+		}
+		n++
+		cond, _ := st["Condition"].(map[string]any)
+		all, _ := cond["ForAllValues:StringEquals"].(map[string]any)
+		if keys := asStrings(all["dynamodb:LeadingKeys"]); len(cond) != 1 || len(all) != 1 || !slices.Equal(keys, []string{"epoch"}) {
+			t.Errorf("%s's PutItem statement %v: want it conditioned on dynamodb:LeadingKeys [epoch] alone", authorizerFunction, st)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d statements let %s PutItem, want 1 (the epoch marker's)", n, authorizerFunction)
+	}
 }

@@ -2,6 +2,7 @@ package templatecheck
 
 import (
 	"fmt"
+	"github.com/edgelimit/edgelimit/pkg/gate"
 	"maps"
 	"os"
 	"path/filepath"
@@ -181,6 +182,7 @@ func grantedActions(t testing.TB, tmpl map[string]any, table string) []string {
 // metric names a function or table of this stack. It charts each emitted metric in
 // total and per tenant, store latency's p50 and p99, the authorizer's errors and
 // throttles, DynamoDB's throttled requests, and every alarm; its widgets fit the grid.
+// The epoch change (gate.EpochChangedMetric) is the store's, charted in total only.
 func TestDashboardChartsEmittedMetrics(t *testing.T) {
 	e := emitted(t)
 	for _, sc := range scenarios {
@@ -204,7 +206,10 @@ func TestDashboardChartsEmittedMetrics(t *testing.T) {
 			want := []string{"AWS/Lambda Errors " + fn, "AWS/Lambda Throttles " + fn,
 				e.namespace + " StoreLatency total p50", e.namespace + " StoreLatency total p99"}
 			for name := range e.units {
-				want = append(want, e.namespace+" "+name+" total", e.namespace+" "+name+" by TenantId")
+				want = append(want, e.namespace+" "+name+" total")
+				if name != gate.EpochChangedMetric { // a store's, not a tenant's: no TenantId
+					want = append(want, e.namespace+" "+name+" by TenantId")
+				}
 			}
 			if sc.params["Backend"] == "dynamodb" {
 				want = append(want, "AWS/DynamoDB ThrottledRequests CountersTable")
@@ -279,6 +284,7 @@ func checkAlarmWidget(t *testing.T, m *monitoring) {
 // Every alarm refers to a metric that exists (checked as the dashboard's are), is
 // named after the stack, notifies the topic exactly when one is given, and says what it
 // compares; together they cover fail-mode answers, store latency above its threshold,
+// a tenant store that lost its data (its epoch marker changed),
 // the authorizer's errors and throttles, and DynamoDB's throttled requests.
 func TestAlarmsReferToEmittedMetrics(t *testing.T) {
 	e := emitted(t)
@@ -297,6 +303,7 @@ func TestAlarmsReferToEmittedMetrics(t *testing.T) {
 			}
 			fn := authorizers[sc.params["Backend"]]
 			want := []string{e.namespace + " FailOpen total", e.namespace + " FailClosed total", e.namespace + " StoreLatency total p99",
+				e.namespace + " " + gate.EpochChangedMetric + " total",
 				"AWS/Lambda Errors " + fn, "AWS/Lambda Throttles " + fn}
 			if sc.params["Backend"] == "dynamodb" {
 				want = append(want, "AWS/DynamoDB ThrottledRequests CountersTable", "AWS/DynamoDB ThrottledRequests TenantsTable")

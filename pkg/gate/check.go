@@ -22,6 +22,7 @@ type caller struct {
 // are answered with the fail mode, never returned.
 func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 	now := g.now()
+	g.pollEpoch(now)
 	res := Result{Now: now}
 	if req.Cost == 0 {
 		req.Cost = 1

@@ -46,6 +46,16 @@
 // fresh in the cache; found or not found, each fact is cached and served stale the same
 // way.
 //
+// # The store's epoch
+//
+// When the tenant store has an epoch marker (store.Epoch: the DynamoDB, Upstash and
+// Redis stores), the gate reads it at its first decision and again once per ConfigTTL
+// (once a second without a cache), in the background of the decision that finds the
+// check due (Gate.CheckEpoch). A marker missing or changed means that the store lost
+// its data: the gate writes one line to Config.EpochLog (EpochChangedMessage; also an
+// EMF document counting EpochChangedMetric) and drops every cached key record, tenant
+// and denial, so that the lost tenants' keys stop being admitted at once.
+//
 // # One store call for every check
 //
 // tenant.Sets.Checks lists the request's counters: the route's rules, then the

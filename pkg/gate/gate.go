@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"io"
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -51,6 +52,9 @@ type Config struct {
 	// MaxEntries bounds each in-process cache (keys found, keys not found, tenants,
 	// denials), each a least-recently-used cache; 0 means 100000.
 	MaxEntries int
+	// EpochLog receives the line written when the tenant store's epoch marker changed
+	// (see Gate.CheckEpoch); nil means stdout.
+	EpochLog io.Writer
 }
 
 // Gate decides requests. Create it with New; it is safe for concurrent use.
@@ -64,6 +68,7 @@ type Gate struct {
 	anonymous string
 	configs   *configCache
 	denials   *denialCache
+	epoch     *epochWatch // nil: the tenant store has no epoch marker
 }
 
 // New checks cfg and returns a Gate.
@@ -100,6 +105,7 @@ func New(cfg Config) (*Gate, error) {
 		anonymous: cfg.AnonymousTenant,
 		configs:   configs,
 		denials:   denials,
+		epoch:     newEpochWatch(cfg.Tenants, cfg.ConfigTTL, cfg.EpochLog),
 	}, nil
 }
 

@@ -10,9 +10,14 @@
 // Decide, never the wall clock), or until Next answers a decision that includes it with
 // store.ErrThrottled (DynamoDB does not say which item it throttled, so every
 // eligible counter of that decision turns hot, for 30 s), or with a Config.Retryable
-// error (the dynamodb store's ErrContention: hot for 1 s, as a busy counter). A decision whose counters are
-// all cold is one Next.Decide of all of them: exact, atomic, one round trip, as
-// without this package.
+// error (the dynamodb store's ErrContention: hot for 1 s, as a busy counter). A hot
+// counter stays hot for 1 s past the instant its next reservation may be made (30 s
+// while throttled reservations raise its lease time), however few decisions reach it:
+// the gate's denial cache answers a saturated counter's denied requests until their
+// retry instant, so its rate as seen here falls below the threshold exactly when going
+// cold would send each request to the throttled item within its budget, and traffic
+// that comes back after an idle gap would come back as a burst of cold writes. A decision whose counters are all cold is one Next.Decide of all
+// of them: exact, atomic, one round trip, as without this package.
 //
 // Only rule sets whose rules are all fixed windows (epoch or calendar), sliding windows
 // or token buckets are ever hot: a unit reserved in Next and spent later stays within

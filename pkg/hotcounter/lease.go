@@ -167,6 +167,7 @@ func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store)
 	if err != nil || !d.Allowed {
 		e.giveBack(r, &s.stats)
 	}
+	defer e.stayHot(r.now)
 	switch {
 	case err != nil && !errors.Is(err, store.ErrThrottled):
 		return withdrawal{}, limiter.Decision{}, err
@@ -191,6 +192,23 @@ func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store)
 	}
 	s.stats.lease(r.want, r.want-r.need)
 	return withdrawal{gen: e.gen, units: r.need, old: r.old}, e.answer(r.now, true), nil
+}
+
+// stayHot keeps a counter that reserves hot for hotHold after its next reservation
+// may be made, and for throttleHold while its lease time is raised by throttles; e.mu
+// is held. Its rate alone would let it go cold while it is saturated: the gate's
+// denial cache answers its denied requests until their retry instant, so the
+// decisions that reach it fall below the threshold, and each would then be a cold
+// write within the request's budget to the item that DynamoDB throttles (a regression
+// test: TestSaturatedCounterStaysHot). A throttled counter is kept hot as a throttled
+// cold decision keeps it, so that traffic coming back after an idle gap is not a burst
+// of cold writes to that item (TestThrottledCounterStaysHotThroughAGap).
+func (e *counter) stayHot(now int64) {
+	hold := int64(hotHold)
+	if e.level > 0 {
+		hold = throttleHold
+	}
+	e.hotUntil = max(e.hotUntil, max(now, e.retryAt)+hold)
 }
 
 // giveBack returns the old units a failed reservation took from the lease, when that

@@ -282,16 +282,7 @@ func runChildren(t *testing.T, l load, procs int) ([]decision, hotcounter.Stats,
 			t.Fatalf("child %d: %v", i, err)
 		}
 		all = append(all, ds...)
-		sum.Calls += st.Calls
-		sum.Reservations += st.Reservations
-		sum.Reserved += st.Reserved
-		sum.Decisions += st.Decisions
-		sum.Leased += st.Leased
-		sum.LocalDenials += st.LocalDenials
-		sum.Denied += st.Denied
-		sum.Throttled += st.Throttled
-		sum.Lost += st.Lost
-		sum.MaxLease = max(sum.MaxLease, st.MaxLease)
+		sum = sum.Plus(st)
 	}
 	slices.SortStableFunc(all, func(a, b decision) int { return int(a.at - b.at) })
 	return all, sum, errs.String()

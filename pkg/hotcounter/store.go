@@ -187,6 +187,15 @@ type Stats struct {
 	MaxLease     int64 // the largest lease taken, in units
 }
 
+// Plus returns the counts of s and o together (of several instances): the sums, and
+// the larger MaxLease.
+func (s Stats) Plus(o Stats) Stats {
+	return Stats{Decisions: s.Decisions + o.Decisions, Calls: s.Calls + o.Calls, Reservations: s.Reservations + o.Reservations,
+		Reserved: s.Reserved + o.Reserved, Denied: s.Denied + o.Denied, Throttled: s.Throttled + o.Throttled,
+		Leased: s.Leased + o.Leased, LocalDenials: s.LocalDenials + o.LocalDenials, Lost: s.Lost + o.Lost,
+		Returned: s.Returned + o.Returned, MaxLease: max(s.MaxLease, o.MaxLease)}
+}
+
 type stats struct {
 	decisions, calls, reservations, reserved, denied, throttled atomic.Int64
 	leased, localDenials, lost, maxLease, returned              atomic.Int64

@@ -3,7 +3,9 @@ package ddbthrottle
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -146,9 +148,19 @@ func (t *Throttle) Proxy(target string) (http.Handler, error) {
 		return nil, err
 	}
 	return &httputil.ReverseProxy{
-		Rewrite:   func(r *httputil.ProxyRequest) { r.SetURL(u) },
-		Transport: t.Transport(nil),
+		Rewrite:      func(r *httputil.ProxyRequest) { r.SetURL(u) },
+		Transport:    t.Transport(nil),
+		ErrorHandler: proxyError,
 	}, nil
+}
+
+// proxyError answers 502 to a request the proxy could not forward, logging why unless
+// the client gave up on it (a request past its deadline: the client's own error says so).
+func proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		log.Printf("ddbthrottle: proxy error: %v", err)
+	}
+	w.WriteHeader(http.StatusBadGateway)
 }
 
 type transport struct {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package prodtest
+
+const raceEnabled = false
