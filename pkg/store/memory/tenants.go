@@ -102,24 +102,15 @@ func (s *Tenants) Delete(_ context.Context, id string, ifVersion int64) error {
 
 // List returns tenants in order of id.
 func (s *Tenants) List(_ context.Context, limit int, pageToken string) ([]tenant.Tenant, string, error) {
-	after, err := store.ParsePageToken(pageToken)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ids, next, err := page(s.ids, limit, pageToken)
 	if err != nil {
 		return nil, "", err
 	}
-	limit = store.ListLimit(limit)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	i := 0
-	if after != "" {
-		i, _ = slices.BinarySearch(s.ids, after+"\x00") // the first id after it
-	}
-	out := make([]tenant.Tenant, 0, min(limit, len(s.ids)-i))
-	for ; i < len(s.ids) && len(out) < limit; i++ {
-		out = append(out, s.tenants[s.ids[i]].t.Clone())
-	}
-	next := ""
-	if i < len(s.ids) {
-		next = store.PageToken(out[len(out)-1].ID)
+	out := make([]tenant.Tenant, len(ids))
+	for i, id := range ids {
+		out[i] = s.tenants[id].t.Clone()
 	}
 	return out, next, nil
 }
