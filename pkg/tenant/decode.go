@@ -83,15 +83,8 @@ func Decode(data []byte) (Tenant, error) {
 	if t.ZoneChanges, err = decodeZoneChanges(raw.ZoneChanges); err != nil {
 		return Tenant{}, err
 	}
-	if len(raw.Routes) > MaxRoutes {
-		return Tenant{}, &limiter.FieldError{Field: "routes", Value: strconv.Itoa(len(raw.Routes)), Reason: fmt.Sprintf("a tenant has at most %d routes", MaxRoutes)}
-	}
-	for i, msg := range raw.Routes {
-		r, err := decodeRoute(msg, "routes["+strconv.Itoa(i)+"]")
-		if err != nil {
-			return Tenant{}, err
-		}
-		t.Routes = append(t.Routes, r)
+	if t.Routes, err = decodeRoutes(raw.Routes); err != nil {
+		return Tenant{}, err
 	}
 	if err := t.Validate(); err != nil {
 		return Tenant{}, err
@@ -107,6 +100,21 @@ func (t *Tenant) UnmarshalJSON(data []byte) error {
 	}
 	*t = out
 	return nil
+}
+
+func decodeRoutes(raws []json.RawMessage) ([]Route, error) {
+	if len(raws) > MaxRoutes {
+		return nil, &limiter.FieldError{Field: "routes", Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("a tenant has at most %d routes", MaxRoutes)}
+	}
+	var out []Route
+	for i, msg := range raws {
+		r, err := decodeRoute(msg, "routes["+strconv.Itoa(i)+"]")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 func decodeRoute(data []byte, path string) (Route, error) {
