@@ -161,3 +161,21 @@ func TestPlanValidate(t *testing.T) {
 		t.Errorf("a valid plan: %v", err)
 	}
 }
+
+func TestDecodePlan(t *testing.T) {
+	p, err := DecodePlan([]byte(`{"id":"pro","rules":[{"algorithm":"token_bucket","limit":5,"period":"1s"}],"routes":[{"method":"GET","resource":"/a","rules":[{"algorithm":"fixed_window","limit":1,"period":"1m"}]}]}`))
+	if err != nil || p.Rules[0].Name == "" || p.Rules[0].Scope != limiter.ScopeTenant || len(p.Routes) != 1 {
+		t.Fatalf("DecodePlan: %+v, %v", p, err)
+	}
+	for _, tt := range []struct{ body, field string }{
+		{`{"id":"pro","rules":[{"algorithm":"token_bucket","limit":5,"period":"1s"}],"plan":"x"}`, "plan"},
+		{`{"id":"pro","rules":[{"algorithm":"token_bucket","limit":0,"period":"1s"}]}`, "rules[0].limit"},
+		{`{"id":"Pro","rules":[{"algorithm":"token_bucket","limit":5,"period":"1s"}]}`, "id"},
+	} {
+		_, err := DecodePlan([]byte(tt.body))
+		var fe *limiter.FieldError
+		if !errors.As(err, &fe) || fe.Field != tt.field {
+			t.Errorf("DecodePlan(%s) = %v, want a FieldError for %s", tt.body, err, tt.field)
+		}
+	}
+}

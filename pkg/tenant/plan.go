@@ -1,6 +1,8 @@
 package tenant
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -85,4 +87,49 @@ func (t Tenant) CheckPlan(p *Plan) error {
 	}
 	_, err := t.Effective(p, EverActive).Sets()
 	return err
+}
+
+// planJSON mirrors Plan for strict decoding, as tenantJSON does Tenant.
+type planJSON struct {
+	ID      string            `json:"id"`
+	Rules   []json.RawMessage `json:"rules"`
+	Routes  []json.RawMessage `json:"routes"`
+	Version int64             `json:"version"`
+}
+
+const planFields = "id, rules, routes, version"
+
+// DecodePlan reads one plan from JSON strictly, as Decode reads a tenant: unknown
+// fields and trailing data are errors, the defaults are filled in, and the plan is
+// validated. Errors name the field as a *limiter.FieldError, or wrap ErrSyntax.
+func DecodePlan(data []byte) (Plan, error) {
+	if len(data) > MaxJSONBytes {
+		return Plan{}, fmt.Errorf("%w: %d bytes, the most is %d", ErrSyntax, len(data), MaxJSONBytes)
+	}
+	var raw planJSON
+	if err := strictDecode(data, &raw, "", planFields); err != nil {
+		return Plan{}, err
+	}
+	p := Plan{ID: raw.ID, Version: raw.Version}
+	var err error
+	if p.Rules, err = decodeRules(raw.Rules, "rules"); err != nil {
+		return Plan{}, err
+	}
+	if p.Routes, err = decodeRoutes(raw.Routes); err != nil {
+		return Plan{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Plan{}, err
+	}
+	return p.Normalized(), nil
+}
+
+// UnmarshalJSON decodes the plan as DecodePlan does.
+func (p *Plan) UnmarshalJSON(data []byte) error {
+	out, err := DecodePlan(data)
+	if err != nil {
+		return err
+	}
+	*p = out
+	return nil
 }
