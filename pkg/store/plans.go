@@ -46,8 +46,8 @@ type Plans interface {
 	// DeletePlan removes the plan when its stored version is ifVersion and no tenant
 	// names it: ErrNotFound, ErrVersionConflict, or a *PlanInUseError.
 	DeletePlan(ctx context.Context, id string, ifVersion int64) error
-	// ListPlans returns up to limit plans in order of id, and the next page's token, as
-	// Tenants.List does.
+	// ListPlans returns up to limit plans in a stable order (see the implementation),
+	// and the next page's token, as Tenants.List does.
 	ListPlans(ctx context.Context, limit int, pageToken string) ([]tenant.Plan, string, error)
 }
 
