@@ -110,10 +110,14 @@ func unchanged(old, next tenant.Tenant) bool {
 
 // writeError answers a failed conditional write of tenant id: 404 when it is gone, 412
 // when another write changed it, 503 when the store failed.
-func writeError(err error, id string) error {
+func writeError(err error, id string) error { return conditionalError(err, tenantNotFound(id)) }
+
+// conditionalError answers a failed conditional write: notFound when the tenant or plan
+// is gone, 412 when another write changed it, 503 when the store failed.
+func conditionalError(err error, notFound *apiError) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return tenantNotFound(id)
+		return notFound
 	case errors.Is(err, store.ErrVersionConflict):
 		return stale(0)
 	}
@@ -251,17 +255,24 @@ const maxAttempts = 3
 // loadTenant reads the tenant: a 404 problem (which also matches
 // store.ErrNotFound) when there is none.
 func (h *Handler) loadTenant(ctx context.Context, id string) (tenant.Tenant, error) {
+	return load(ctx, id, h.tenants.Get, tenantNotFound)
+}
+
+// load reads the tenant or plan id with get: notFound's problem (which also matches
+// store.ErrNotFound) when there is none, 503 when the store failed.
+func load[T any](ctx context.Context, id string, get func(context.Context, string) (T, error), notFound func(string) *apiError) (T, error) {
+	var zero T
 	if !tenant.ValidID(id) {
-		return tenant.Tenant{}, tenantNotFound(id)
+		return zero, notFound(id)
 	}
-	t, err := h.tenants.Get(ctx, id)
+	v, err := get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return tenant.Tenant{}, tenantNotFound(id)
+		return zero, notFound(id)
 	}
 	if err != nil {
-		return tenant.Tenant{}, storeError(err)
+		return zero, storeError(err)
 	}
-	return t, nil
+	return v, nil
 }
 
 func tenantNotFound(id string) *apiError {
