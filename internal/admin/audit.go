@@ -2,6 +2,7 @@ package admin
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -105,15 +106,22 @@ func updateOp(ctx context.Context) string {
 // (the zero Tenant for a create), next after (the zero Tenant for a delete). Only the
 // names of the fields that changed are written, never their values.
 func (h *Handler) audit(ctx context.Context, op string, old, next tenant.Tenant) {
-	id := next.ID
-	if id == "" {
-		id = old.ID
-	}
-	attrs := []slog.Attr{slog.Int64("old_version", old.Version), slog.Int64("new_version", next.Version)}
+	var changed []string
 	if op != OpDelete {
-		attrs = append(attrs, slog.Any("changed", changedFields(public(old), public(next))))
+		changed = changedFields(public(old), public(next))
 	}
-	h.record(ctx, op, slog.String("tenant", id), attrs...)
+	h.auditWrite(ctx, op, slog.String("tenant", cmp.Or(next.ID, old.ID)), old.Version, next.Version, changed)
+}
+
+// auditWrite writes the record of a write of subject (the tenant or plan): its
+// versions before and after, and the names of the fields that changed (nil for a
+// delete, which has none).
+func (h *Handler) auditWrite(ctx context.Context, op string, subject slog.Attr, oldVersion, newVersion int64, changed []string) {
+	attrs := []slog.Attr{slog.Int64("old_version", oldVersion), slog.Int64("new_version", newVersion)}
+	if changed != nil {
+		attrs = append(attrs, slog.Any("changed", changed))
+	}
+	h.record(ctx, op, subject, attrs...)
 }
 
 // auditKey writes the record of a key write: the key id, never the key or its hash.
