@@ -229,3 +229,16 @@ func (h *Handler) checkPlan(ctx context.Context, t tenant.Tenant) error {
 	}
 	return nil
 }
+
+// effective returns t as it is limited at now: merged with its plan and its overrides
+// active at now (tenant.Tenant.Effective).
+func (h *Handler) effective(ctx context.Context, t tenant.Tenant, now int64) (tenant.Tenant, error) {
+	if t.Plan == "" {
+		return t.Effective(nil, now), nil
+	}
+	p, err := h.loadPlan(ctx, t.Plan)
+	if err != nil {
+		return tenant.Tenant{}, err
+	}
+	return t.Effective(&p, now), nil
+}

@@ -3,10 +3,12 @@ package admin_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -140,4 +142,45 @@ func TestPlanAuditTrail(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("audit lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// GET /tenants/{id}/usage reports the rules the tenant is limited by: its plan's, its
+// own, and its active overrides', each rule once by name.
+func TestUsageOfATenantOnAPlan(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		e.do("PUT", "/plans/pro", proPlan).want(t, http.StatusCreated)
+		until := rfc3339(t0.Add(time.Hour))
+		e.create("acme", `{"plan": "pro", "rules": [{"name": "burst", "algorithm": "token_bucket", "limit": 10, "period": "1s"}],
+		  "overrides": [{"rules": [{"name": "daily", "algorithm": "fixed_window", "limit": 3000, "period": "day"}], "until": "`+until+`"}]}`)
+		limits := func() map[string]int64 {
+			var u struct {
+				Rules []struct {
+					Route *string `json:"route"`
+					Rule  struct {
+						Name  string `json:"name"`
+						Limit int64  `json:"limit"`
+					} `json:"rule"`
+				} `json:"rules"`
+			}
+			e.do("GET", "/tenants/acme/usage", "").want(t, http.StatusOK).json(t, &u)
+			out := map[string]int64{}
+			for _, r := range u.Rules {
+				route := ""
+				if r.Route != nil {
+					route = *r.Route
+				}
+				out[route+"/"+r.Rule.Name] = r.Rule.Limit
+			}
+			return out
+		}
+		want := map[string]int64{"/daily": 3000, "/burst": 10, "POST /orders/orders": 5}
+		if got := limits(); !maps.Equal(got, want) {
+			t.Errorf("before until: %v, want %v", got, want)
+		}
+		e.clock.Advance(time.Hour)
+		want["/daily"] = 1000
+		if got := limits(); !maps.Equal(got, want) {
+			t.Errorf("at until: %v, want %v", got, want)
+		}
+	})
 }
