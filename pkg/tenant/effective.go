@@ -12,19 +12,47 @@ import "github.com/edgelimit/edgelimit/pkg/limiter"
 //
 // The rules of each source keep their content, and so their limiter.Rule.StateID: a
 // plan change that leaves a rule as it was keeps its counters' state.
-func (t Tenant) Effective(p *Plan, now int64) Tenant {
+func (t Tenant) Effective(p *Plan, now int64) Tenant { return t.EffectiveFor(p, nil, now) }
+
+// EffectiveFor is Effective for the requests of a key whose record holds rules of its
+// own (apikey.Record.Rules): they are merged after the tenant's rules and before the
+// overrides (plan, then tenant, then key, then active overrides). A key's rule is a
+// key-scope rule: it replaces the key-scope rule of its name, or is added; one named
+// as a tenant- or ip-scope rule is left out, since it would change a counter that
+// other keys share. Only that key's counters see the result.
+func (t Tenant) EffectiveFor(p *Plan, keyRules []limiter.Rule, now int64) Tenant {
 	out := t.Clone()
 	out.Plan, out.Overrides = "", nil
 	if p != nil {
 		out.Rules = MergeRules(p.Rules, t.Rules)
 		out.Routes = mergeRoutes(p.Routes, t.Routes)
 	}
+	out.Rules = MergeRules(out.Rules, keyOnly(out.Rules, keyRules))
 	for _, o := range t.Overrides {
 		if o.Active(now) {
 			out.Rules = MergeRules(out.Rules, o.Rules)
 		}
 	}
 	return out.Clone()
+}
+
+// keyOnly returns a key's rules in scope key, leaving out those named as a rule of
+// rules whose scope is not key.
+func keyOnly(rules, keyRules []limiter.Rule) []limiter.Rule {
+	shared := map[string]bool{}
+	for _, r := range rules {
+		if r.Scope != limiter.ScopeKey {
+			shared[r.Normalized().Name] = true
+		}
+	}
+	var out []limiter.Rule
+	for _, r := range keyRules {
+		if r = r.Normalized(); !shared[r.Name] {
+			r.Scope = limiter.ScopeKey
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // MergeRules returns base with each rule of over replacing base's rule of the same

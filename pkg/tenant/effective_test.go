@@ -27,23 +27,36 @@ func randomRules(rng *rand.Rand, source int) []limiter.Rule {
 	return out
 }
 
-// TestEffectiveMergeProperty checks Effective against its definition on seeded random
-// plans, tenants and overrides: every rule named in any source is there once, taken
-// from the last source that names it (plan, then tenant, then the overrides active at
-// now in order), and no ended override counts.
+// TestEffectiveMergeProperty checks EffectiveFor against its definition on seeded
+// random plans, tenants, key rules and overrides: every rule named in any source is
+// there once, taken from the last source that names it (plan, then tenant, then key,
+// then the overrides active at now in order), no ended override counts, and a key's
+// rule is a key-scope rule, left out where the name is a shared (tenant-scope) rule's.
 func TestEffectiveMergeProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 1))
 	const now = int64(1_800_000_000_000_000)
 	for iter := range 2000 {
 		plan := &Plan{ID: "pro", Rules: randomRules(rng, 1)}
 		ten := Tenant{ID: "acme", Plan: "pro", Rules: randomRules(rng, 2)}
+		keyRules := randomRules(rng, 9)
+		for i := range plan.Rules {
+			if rng.IntN(2) == 0 {
+				plan.Rules[i].Scope = limiter.ScopeKey
+			}
+		}
 		for o := range rng.IntN(4) {
 			until := now + int64(rng.IntN(3)-1) // ended, ending at now, or active
 			ten.Overrides = append(ten.Overrides, Override{Rules: randomRules(rng, 3+o), Until: time.UnixMicro(until)})
 		}
 		want := map[string]limiter.Rule{}
 		var order []string
-		layers := [][]limiter.Rule{plan.Rules, ten.Rules}
+		layers := [][]limiter.Rule{plan.Rules, ten.Rules, nil}
+		for _, r := range keyRules {
+			if prev, ok := lastNamed(plan.Rules, ten.Rules, r.Name); !ok || prev.Scope == limiter.ScopeKey {
+				r.Scope = limiter.ScopeKey
+				layers[2] = append(layers[2], r)
+			}
+		}
 		for _, o := range ten.Overrides {
 			if o.UntilMicros() > now {
 				layers = append(layers, o.Rules)
@@ -57,7 +70,7 @@ func TestEffectiveMergeProperty(t *testing.T) {
 				want[r.Name] = r
 			}
 		}
-		got := ten.Effective(plan, now)
+		got := ten.EffectiveFor(plan, keyRules, now)
 		var names []string
 		for _, r := range got.Rules {
 			names = append(names, r.Name)
@@ -72,6 +85,19 @@ func TestEffectiveMergeProperty(t *testing.T) {
 			t.Fatalf("iteration %d: the effective tenant names plan %q and holds %d overrides", iter, got.Plan, len(got.Overrides))
 		}
 	}
+}
+
+// lastNamed returns the rule named name of the tenant's list over the plan's, as the
+// merge before the key's rules holds it.
+func lastNamed(plan, own []limiter.Rule, name string) (limiter.Rule, bool) {
+	for _, list := range [][]limiter.Rule{own, plan} {
+		for _, r := range list {
+			if r.Name == name {
+				return r, true
+			}
+		}
+	}
+	return limiter.Rule{}, false
 }
 
 // TestOverrideEndsAtItsInstant pins the end of an override: at until-1µs it applies,
