@@ -42,7 +42,8 @@ type configCache struct {
 	missing       *lru.Cache[string, int64]       // hashes not found -> when loaded
 	tenants       *lru.Cache[string, tenantEntry] // by id, found or not
 	planCache     *lru.Cache[string, planEntry]   // by id, found or not
-	flight        singleflight.Group              // misses in progress, by "k"+hash, "t"+id or "p"+id
+	keySets       *lru.Cache[keySetsKey, *tenant.Sets]
+	flight        singleflight.Group // misses in progress, by "k"+hash, "t"+id or "p"+id
 }
 
 type keyEntry struct {
@@ -66,6 +67,13 @@ type tenantEntry struct {
 	until int64
 	// rules identifies the rules sets holds, for the denial cache: the tenant's version,
 	// and its plan's and active overrides'.
+	rules int64
+}
+
+// keySetsKey names the rules compiled for a key with rules of its own: its hash and the
+// rules of its tenant's entry (tenantEntry.rules).
+type keySetsKey struct {
+	hash  string
 	rules int64
 }
 
@@ -95,7 +103,10 @@ func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCa
 	if c.tenants, err = lru.New[string, tenantEntry](max); err != nil {
 		return nil, err
 	}
-	c.planCache, err = lru.New[string, planEntry](max)
+	if c.planCache, err = lru.New[string, planEntry](max); err != nil {
+		return nil, err
+	}
+	c.keySets, err = lru.New[keySetsKey, *tenant.Sets](max)
 	return c, err
 }
 
@@ -274,6 +285,31 @@ func build(t tenant.Tenant, p *tenant.Plan, now int64) (tenantEntry, error) {
 	}
 	until := min(windowsEnd(sets, now), t.OverridesEnd(now))
 	return tenantEntry{t: t, sets: sets, plan: p, found: true, loaded: now, until: until, rules: rulesID(t, p, now)}, nil
+}
+
+// forKey returns e as the requests of the key rec are limited: e itself for a key
+// without rules of its own, else e with the rules compiled for that key
+// (tenant.Tenant.EffectiveFor), cached by the key's hash and e's rules.
+func (c *configCache) forKey(e *tenantEntry, rec apikey.Record, now int64) (*tenantEntry, error) {
+	if len(rec.Rules) == 0 {
+		return e, nil
+	}
+	k := keySetsKey{rec.Hash, e.rules}
+	sets, ok := c.keySets.Get(k)
+	if !ok {
+		var err error
+		if sets, err = e.t.EffectiveFor(e.plan, rec.Rules, now).Sets(); err != nil {
+			return nil, err
+		}
+		if c.ttl >= 0 {
+			c.keySets.Add(k, sets)
+		}
+	}
+	out := *e
+	h := fnv.New64a()
+	fmt.Fprint(h, e.rules, "/", rec.Hash)
+	out.sets, out.rules = sets, int64(h.Sum64())
+	return &out, nil
 }
 
 // samePlan reports whether rules compiled with plan a hold for plan b.

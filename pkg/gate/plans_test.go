@@ -248,3 +248,44 @@ func TestPlanChangeWithinTTL(t *testing.T) {
 		t.Errorf("after the TTL: limit %d, want the plan's new 20", got)
 	}
 }
+
+// TestKeyRulesCountForTheKeyAlone: a key whose record holds its own limit for a
+// key-scope rule of the tenant's plan gets that limit on its counter, another key of
+// the tenant the plan's, and a key rule named as a tenant-scope rule changes nothing.
+func TestKeyRulesCountForTheKeyAlone(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	perKey := limiter.Rule{Name: "per-key", Algorithm: limiter.FixedWindow, Limit: 10, Period: limiter.Every(time.Minute), Scope: limiter.ScopeKey}
+	shared := limiter.Rule{Name: "shared", Algorithm: limiter.FixedWindow, Limit: 1000, Period: limiter.Every(time.Minute)}
+	if _, err := f.tenants.CreatePlan(ctx, tenant.Plan{ID: "pro", Rules: []limiter.Rule{perKey, shared}}); err != nil {
+		t.Fatal(err)
+	}
+	f.createTenant(t, `{"id": "keyed", "plan": "pro"}`)
+	plain, _ := f.addKey(t, "keyed")
+	big, rec := apikey.Generate("keyed", t0)
+	rec.Rules = []limiter.Rule{{Name: "per-key", Algorithm: limiter.FixedWindow, Limit: 50, Period: limiter.Every(time.Minute)},
+		{Name: "shared", Algorithm: limiter.FixedWindow, Limit: 1, Period: limiter.Every(time.Minute)}}
+	if err := f.tenants.PutKey(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	limitOf := func(key, rule string) int64 {
+		res := f.check(t, gate.Request{APIKey: key, Method: "GET", Resource: "/"})
+		for _, c := range res.Checks {
+			for i := range c.Set.Len() {
+				if c.Set.Rule(i).Name == rule {
+					return c.Set.Rule(i).Limit
+				}
+			}
+		}
+		t.Fatalf("no rule %s for the key", rule)
+		return 0
+	}
+	for _, tt := range []struct {
+		key, rule string
+		want      int64
+	}{{big.Reveal(), "per-key", 50}, {plain, "per-key", 10}, {big.Reveal(), "shared", 1000}, {plain, "shared", 1000}, {big.Reveal(), "per-key", 50}} {
+		if got := limitOf(tt.key, tt.rule); got != tt.want {
+			t.Errorf("%s of key %s…: limit %d, want %d", tt.rule, tt.key[:12], got, tt.want)
+		}
+	}
+}
