@@ -184,3 +184,42 @@ func TestUsageOfATenantOnAPlan(t *testing.T) {
 		}
 	})
 }
+
+// A key issued with rules of its own shows them, and the authorizer counts that key's
+// requests under them; a bad key rule is a 422 naming it, and no key is made.
+func TestKeyWithRulesOfItsOwn(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		e.create("acme", `{"rules": [{"name": "per-key", "algorithm": "fixed_window", "limit": 2, "period": "1m", "scope": "key"}]}`)
+		var k struct {
+			Key   string `json:"key"`
+			Rules []struct {
+				Name  string `json:"name"`
+				Limit int64  `json:"limit"`
+				Scope string `json:"scope"`
+			} `json:"rules"`
+		}
+		e.do("POST", "/tenants/acme/keys", `{"rules": [{"name": "per-key", "algorithm": "fixed_window", "limit": 5, "period": "1m"}]}`).
+			want(t, http.StatusCreated).json(t, &k)
+		if len(k.Rules) != 1 || k.Rules[0].Limit != 5 || k.Rules[0].Scope != "key" {
+			t.Fatalf("the key's rules: %+v", k.Rules)
+		}
+		plain, _ := e.issueKey("acme")
+		g := e.gate(-1, "")
+		for _, tt := range []struct {
+			key  string
+			want int64
+		}{{k.Key, 5}, {plain, 2}} {
+			if res := e.check(g, tt.key, "GET", "/"); res.Decision.Limit != tt.want {
+				t.Errorf("limit %d, want %d", res.Decision.Limit, tt.want)
+			}
+		}
+		before := e.snapshot()
+		e.do("POST", "/tenants/acme/keys", `{"rules": [{"name": "x", "algorithm": "fixed_window", "limit": 0, "period": "1m"}]}`).
+			problem(t, http.StatusUnprocessableEntity, "invalid-field", "rules[0].limit")
+		e.do("POST", "/tenants/acme/keys", `{"rules": [{"name": "x", "algorithm": "fixed_window", "limit": 1, "period": "1m", "scope": "ip"}]}`).
+			problem(t, http.StatusUnprocessableEntity, "invalid-field", "rules[0].scope")
+		if after := e.snapshot(); after != before {
+			t.Errorf("a refused key was written")
+		}
+	})
+}
