@@ -140,9 +140,10 @@
 // conditioned on its version and that plan. A refused DeletePlan names a tenant found
 // by a Scan on plan, which may find none when the tenants are leaving the plan.
 //
-// Key writes and Delete are transactions that the client's SDK retries as it retries
-// every call (its default: throttles, 5xx, lost replies); their ClientRequestToken
-// makes a retry apply once (TestTransactionRetriedOnce). ReplacePlan is one UpdateItem
+// Key writes, Replace, a Create on a plan and Delete are transactions that the
+// client's SDK retries as it retries every call (its default: throttles, 5xx, lost
+// replies); their ClientRequestToken makes a retry apply once
+// (TestTransactionRetriedOnce). ReplacePlan is one UpdateItem
 // conditioned on version, with ALL_OLD returned on failure to tell a missing plan from
 // a stale version without a read. Key writes are transactions (TransactWriteItems)
 // over the key item and its tenant item, so the tenant's list and the lookup items
