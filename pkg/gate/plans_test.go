@@ -189,6 +189,8 @@ func decideAll(t *testing.T, gates []*gate.Gate, readers []*countingPlans, keys 
 		}
 	}
 	ttls := (now()-start)/ttl + 1
+	t.Logf("%d tenants in %v: plan reads per gate %d and %d (TTLs begun: %d)", len(keys), time.Duration(now()-start)*time.Microsecond,
+		readers[0].planReads.Load(), readers[1].planReads.Load(), ttls)
 	for i, r := range readers {
 		if n := r.planReads.Load(); n < 1 || n > ttls {
 			t.Errorf("gate %d read the plan %d times for %d tenants, want 1 to %d (once per TTL begun)", i, n, len(keys)/len(gates), ttls)
