@@ -219,9 +219,10 @@ func TestOverrideEndsAtItsInstant(t *testing.T) {
 	}
 }
 
-// TestPlanChangeWithinTTL: a gate keeps a plan for the TTL (the tenant's next
-// decisions use its cached rules) and compiles the tenant again with the plan's new
-// version once the TTL has passed, with no new read of the tenant.
+// TestPlanChangeWithinTTL: a gate keeps a plan for the TTL (the tenants' next
+// decisions use their cached rules), and once the plan's TTL has passed every tenant on
+// it gets the new version, also one whose own cache entry, loaded later, is still fresh
+// (it is compiled again, with no new read of the tenant).
 func TestPlanChangeWithinTTL(t *testing.T) {
 	f := newFixture(t, nil)
 	ctx := context.Background()
@@ -229,24 +230,36 @@ func TestPlanChangeWithinTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.createTenant(t, `{"id": "onpro", "plan": "pro"}`)
-	key, _ := f.addKey(t, "onpro")
-	limit := func() int64 {
-		return f.check(t, gate.Request{APIKey: key, Method: "GET", Resource: "/"}).Decision.Limit
+	keys := map[string]string{}
+	for _, id := range []string{"early", "late"} {
+		f.createTenant(t, `{"id": "`+id+`", "plan": "pro"}`)
+		keys[id], _ = f.addKey(t, id)
 	}
-	if got := limit(); got != 10 {
+	ttl := gate.DefaultConfigTTL.Microseconds()
+	limit := func(id string) (int64, int) {
+		res := f.check(t, gate.Request{APIKey: keys[id], Method: "GET", Resource: "/"})
+		return res.Decision.Limit, res.ConfigCalls
+	}
+	if got, _ := limit("early"); got != 10 {
+		t.Fatalf("limit %d, want the plan's 10", got)
+	}
+	f.clock.add(ttl / 2)
+	if got, _ := limit("late"); got != 10 { // loads the tenant, not the plan
 		t.Fatalf("limit %d, want the plan's 10", got)
 	}
 	plan.Rules[0].Limit = 20
 	if _, err := f.tenants.ReplacePlan(ctx, plan, plan.Version); err != nil {
 		t.Fatal(err)
 	}
-	f.clock.add(gate.DefaultConfigTTL.Microseconds() - 1)
-	if got := limit(); got != 10 {
-		t.Errorf("within the TTL: limit %d, want the cached 10", got)
+	f.clock.add(ttl/2 - 1)
+	if got, _ := limit("late"); got != 10 {
+		t.Errorf("within the plan's TTL: limit %d, want the cached 10", got)
 	}
 	f.clock.add(1)
-	if got := limit(); got != 20 {
+	if got, calls := limit("late"); got != 20 || calls != 1 {
+		t.Errorf("after the plan's TTL, the tenant's fresh: limit %d with %d store calls, want the plan's new 20 with 1 (the plan)", got, calls)
+	}
+	if got, _ := limit("early"); got != 20 {
 		t.Errorf("after the TTL: limit %d, want the plan's new 20", got)
 	}
 }
