@@ -78,9 +78,10 @@ func UnknownPlan(id string) error {
 }
 
 // CheckPlan reports whether t can be limited under p (nil when t names no plan):
-// whether the merge of Effective compiles. It is the write-time check of a tenant
-// against its plan, and of a plan against each tenant on it; the error is a
-// *limiter.FieldError.
+// whether the merge of Effective, with every override active, compiles. It is the
+// write-time check of a tenant against its plan (a plan's own writes are not checked
+// against each tenant on it); the error is a *limiter.FieldError, whose path is the
+// merged list's ("rules[9]").
 func (t Tenant) CheckPlan(p *Plan) error {
 	if t.Plan != "" && (p == nil || p.ID != t.Plan) {
 		return UnknownPlan(t.Plan)
