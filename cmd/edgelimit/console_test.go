@@ -131,7 +131,28 @@ func TestConsoleInBrowser(t *testing.T) {
 	}
 	checkRevokeAsks(t, tab, base, key)
 	checkIssueRefusal(t, tab, base)
+	checkPlanShown(t, tab, base)
 	t.Logf("statuses %v", statuses)
+}
+
+// checkPlanShown: a tenant on a plan shows its plan, the plan's version and rules, and
+// its active override.
+func checkPlanShown(t *testing.T, tab context.Context, base string) {
+	t.Helper()
+	end := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	for _, put := range [][2]string{
+		{"/admin/plans/pro", `{"rules": [{"name": "daily", "algorithm": "fixed_window", "limit": 1000, "period": "day"}]}`},
+		{"/admin/tenants/onplan", `{"plan": "pro", "overrides": [{"rules": [{"name": "daily", "algorithm": "fixed_window", "limit": 5000, "period": "day"}], "until": "` + end + `"}]}`},
+	} {
+		if resp := do(t, "PUT", base+put[0], "", put[1]); resp.StatusCode != http.StatusCreated {
+			t.Fatalf("PUT %s: %s", put[0], resp.Status)
+		}
+	}
+	clickWhenThere(tab, t, "the tenant on the plan", `#tenants button[data-tenant="onplan"]`)
+	shown := `document.getElementById("tenant-plan").textContent === "plan pro (version 1): daily 1000/day"` +
+		` && document.querySelectorAll("#tenant-overrides li").length === 1` +
+		` && document.querySelector("#tenant-overrides li").textContent.endsWith("daily 5000/day")`
+	until(tab, t, "its plan and its active override", shown)
 }
 
 // keepsFile fails the test if the tracked file at path differs when the test ends.

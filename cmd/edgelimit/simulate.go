@@ -19,12 +19,14 @@ type ruleFlags []string
 func (r *ruleFlags) String() string     { return strings.Join(*r, " ") }
 func (r *ruleFlags) Set(s string) error { *r = append(*r, s); return nil }
 
-const simulateUsage = `usage: edgelimit simulate --rule JSON [--rule JSON ...] [--timezone ZONE] --trace FILE|-
+const simulateUsage = `usage: edgelimit simulate [--plan JSON] --rule JSON [--rule JSON ...] [--timezone ZONE] --trace FILE|-
 
 Replays one tenant's traffic through a rule set, each rule in its scope: tenant
 (the default) counts every line together, key each KEY, ip each ADDR. A trace
 line is TIME[,KEY[,COST[,ADDR]]]: TIME in decimal seconds since the Unix epoch
-or RFC 3339.
+or RFC 3339. With --plan (a plan's JSON, as PUT /plans/{id} takes it), the
+plan's tenant-wide rules come first and each --rule adds to them or replaces the
+plan's rule of its name, as a tenant's rules do; --rule is then optional.
 Prints one JSON object per request, then "allowed N of M". Input errors print
 "line N: reason" to stderr and exit 2 with nothing on stdout.`
 
@@ -33,6 +35,7 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit simulate", flag.ContinueOnError)
 	var rules ruleFlags
 	fs.Var(&rules, "rule", "a rule as `JSON` (repeatable; several form one rule set)")
+	plan := fs.String("plan", "", "a plan as `JSON` whose rules the --rule flags add to")
 	zoneName := fs.String("timezone", "UTC", "IANA time `zone` for calendar periods")
 	tracePath := fs.String("trace", "", "trace `file`, or - for stdin (required)")
 	fail := func(format string, a ...any) int {
@@ -46,12 +49,12 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	}
 	switch {
-	case len(rules) == 0:
+	case len(rules) == 0 && *plan == "":
 		return usageError(stderr, fs, simulateUsage, "--rule is required (at least one rule, as JSON)")
 	case *tracePath == "":
 		return usageError(stderr, fs, simulateUsage, "--trace is required (a trace file, or - for stdin)")
 	}
-	set, err := buildSet(rules, *zoneName)
+	set, err := buildSet(*plan, rules, *zoneName)
 	if err != nil {
 		return usageError(stderr, fs, simulateUsage, "%v", err)
 	}
@@ -70,10 +73,13 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func buildSet(rules []string, zoneName string) (*limiter.Set, error) {
+func buildSet(plan string, rules []string, zoneName string) (*limiter.Set, error) {
 	loc, err := tenant.LoadLocation(zoneName)
 	if err != nil || zoneName == "" || zoneName == "Local" {
 		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
+	}
+	if plan != "" {
+		return simulate.ParsePlanRules(plan, rules, loc)
 	}
 	return simulate.ParseRules(rules, loc)
 }

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -105,36 +106,44 @@ func updateOp(ctx context.Context) string {
 // (the zero Tenant for a create), next after (the zero Tenant for a delete). Only the
 // names of the fields that changed are written, never their values.
 func (h *Handler) audit(ctx context.Context, op string, old, next tenant.Tenant) {
-	id := next.ID
-	if id == "" {
-		id = old.ID
-	}
-	attrs := []slog.Attr{slog.Int64("old_version", old.Version), slog.Int64("new_version", next.Version)}
+	var changed []string
 	if op != OpDelete {
-		attrs = append(attrs, slog.Any("changed", changedFields(old, next)))
+		changed = changedFields(public(old), public(next))
 	}
-	h.record(ctx, op, id, attrs...)
+	h.auditWrite(ctx, op, slog.String("tenant", cmp.Or(next.ID, old.ID)), old.Version, next.Version, changed)
+}
+
+// auditWrite writes the record of a write of subject (the tenant or plan): its
+// versions before and after, and the names of the fields that changed (nil for a
+// delete, which has none).
+func (h *Handler) auditWrite(ctx context.Context, op string, subject slog.Attr, oldVersion, newVersion int64, changed []string) {
+	attrs := []slog.Attr{slog.Int64("old_version", oldVersion), slog.Int64("new_version", newVersion)}
+	if changed != nil {
+		attrs = append(attrs, slog.Any("changed", changed))
+	}
+	h.record(ctx, op, subject, attrs...)
 }
 
 // auditKey writes the record of a key write: the key id, never the key or its hash.
 // Key records are not part of the tenant: its version does not change.
 func (h *Handler) auditKey(ctx context.Context, op, tenantID, keyID string) {
-	h.record(ctx, op, tenantID, slog.String("key_id", keyID))
+	h.record(ctx, op, slog.String("tenant", tenantID), slog.String("key_id", keyID))
 }
 
-func (h *Handler) record(ctx context.Context, op, tenantID string, attrs ...slog.Attr) {
+// record writes one audit record of op on subject (the tenant or plan written).
+func (h *Handler) record(ctx context.Context, op string, subject slog.Attr, attrs ...slog.Attr) {
 	info := infoOf(ctx)
-	base := []slog.Attr{slog.String("operation", op), slog.String("tenant", tenantID), slog.String("caller", info.caller)}
+	base := []slog.Attr{slog.String("operation", op), subject, slog.String("caller", info.caller)}
 	if info.requestID != "" {
 		base = append(base, slog.String("request_id", info.requestID))
 	}
 	h.auditLog.LogAttrs(ctx, slog.LevelInfo, "audit", append(base, attrs...)...)
 }
 
-// changedFields lists the tenant's JSON fields whose values differ between old and
-// next (version aside, which every write changes), sorted.
-func changedFields(old, next tenant.Tenant) []string {
-	a, b := fieldsOf(public(old)), fieldsOf(public(next))
+// changedFields lists the JSON fields of a tenant or plan whose values differ between
+// old and next (version aside, which every write changes), sorted.
+func changedFields(old, next any) []string {
+	a, b := fieldsOf(old), fieldsOf(next)
 	out := []string{}
 	for _, name := range slices.Sorted(maps.Keys(a)) {
 		if _, ok := b[name]; !ok {
@@ -149,8 +158,8 @@ func changedFields(old, next tenant.Tenant) []string {
 	return out
 }
 
-// fieldsOf returns the top-level fields of the tenant's JSON document.
-func fieldsOf(t tenant.Tenant) map[string]json.RawMessage {
+// fieldsOf returns the top-level fields of the JSON document of t, a tenant or plan.
+func fieldsOf(t any) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	if b, err := json.Marshal(t); err == nil {
 		json.Unmarshal(b, &m)

@@ -40,6 +40,7 @@ func TestRulesTheBackendCannotHonourAreRefused(t *testing.T) {
 			{"method": "POST", "resource": "/b", "rules": [` + log5000 + `]}]}`, nil, "routes[1].rules[0].limit"},
 		{"replace", "PUT", "/tenants/small", `{"rules": [` + ok + `, ` + log5000 + `]}`, []string{"If-Match", `"1"`}, "rules[1].limit"},
 		{"patch", "PATCH", "/tenants/small", `{"rules": [` + log5000 + `]}`, []string{"Content-Type", patchType, "If-Match", `"1"`}, "rules[0].limit"},
+		{"create a plan", "PUT", "/plans/big", `{"rules": [` + log5000 + `]}`, nil, "rules[0].limit"},
 		{"patch a route in", "PATCH", "/tenants/small", `{"routes": [{"method": "GET", "resource": "/a", "rules": [` + log5000 + `]}]}`,
 			[]string{"Content-Type", patchType, "If-Match", `"1"`}, "routes[0].rules[0].limit"},
 	}

@@ -22,35 +22,50 @@ var serverManaged = []string{"version", "generation", "zone_changes"}
 // version, generation and zone_changes are accepted (so that a GET body can be sent
 // back) and ignored: the server manages them.
 func (h *Handler) decodePut(body []byte, id string) (tenant.Tenant, error) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 {
-		return tenant.Tenant{}, newError(problemInvalidJSON, "the body is empty: want a tenant, a JSON object")
+	fields, err := objectFields(body, id, "tenant")
+	if err != nil {
+		return tenant.Tenant{}, err
 	}
-	if trimmed[0] != '{' {
-		if !json.Valid(trimmed) {
-			return tenant.Tenant{}, newError(problemInvalidJSON, "the body is not one JSON value")
-		}
-		return tenant.Tenant{}, fieldError("", "", "the body must be a JSON object: a tenant")
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &fields); err == nil {
-		if raw, ok := fields["id"]; ok {
-			var bodyID string
-			if json.Unmarshal(raw, &bodyID) == nil && bodyID != id {
-				return tenant.Tenant{}, fieldError("id", strconv.Quote(bodyID), "must be the tenant id of the path, "+strconv.Quote(id)+", or left out")
-			}
-		} else {
-			fields["id"], _ = json.Marshal(id)
-		}
+	if fields != nil {
 		for _, name := range serverManaged {
 			delete(fields, name)
 		}
 		if raw, ok := fields["rules"]; (!ok || string(raw) == "null") && h.defaultRules != nil {
 			fields["rules"], _ = json.Marshal(h.defaultRules)
 		}
-		trimmed, _ = json.Marshal(fields) // re-encoding decoded JSON cannot fail
+		body, _ = json.Marshal(fields) // re-encoding decoded JSON cannot fail
 	}
-	return h.decodeTenant(trimmed)
+	return h.decodeTenant(body)
+}
+
+// objectFields checks that a PUT body is one JSON object (what it holds: a tenant or a
+// plan) whose id, when given, is the path's, and returns its members with the path's
+// id filled in; nil members when the object does not decode as one, for the strict
+// decoder to report.
+func objectFields(body []byte, id, what string) (map[string]json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil, newError(problemInvalidJSON, "the body is empty: want a "+what+", a JSON object")
+	}
+	if trimmed[0] != '{' {
+		if !json.Valid(trimmed) {
+			return nil, newError(problemInvalidJSON, "the body is not one JSON value")
+		}
+		return nil, fieldError("", "", "the body must be a JSON object: a "+what)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &fields); err != nil {
+		return nil, nil
+	}
+	if raw, ok := fields["id"]; ok {
+		var bodyID string
+		if json.Unmarshal(raw, &bodyID) == nil && bodyID != id {
+			return nil, fieldError("id", strconv.Quote(bodyID), "must be the "+what+" id of the path, "+strconv.Quote(id)+", or left out")
+		}
+	} else {
+		fields["id"], _ = json.Marshal(id)
+	}
+	return fields, nil
 }
 
 // decodeTenant decodes a tenant strictly (tenant.Decode) and checks that the counter

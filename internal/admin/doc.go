@@ -1,5 +1,5 @@
-// Package admin is edgelimit's admin API: tenants, their API keys, their usage and
-// resets, over HTTP with JSON. Handler is an http.Handler (for `edgelimit dev`), and
+// Package admin is edgelimit's admin API: tenants, their plans, their API keys, their
+// usage and resets, over HTTP with JSON. Handler is an http.Handler (for `edgelimit dev`), and
 // Invoke, ServeV1 and ServeV2 adapt it to API Gateway proxy events (REST API payload
 // 1.0, HTTP API payload 2.0) for the admin Lambda function. docs/openapi.yaml is the
 // contract; a test holds the handler to it.
@@ -17,6 +17,23 @@
 //	DELETE /tenants/{id}/keys/{keyId}     revoke (200, the record); ?purge=true removes the record (204)
 //	GET    /tenants/{id}/usage?key_id=    each rule's used, remaining and reset for one key (or ?ip=)
 //	POST   /tenants/{id}/reset            bump the generation: every counter starts afresh
+//	GET    /plans?limit=&page_token=      {"plans": [...], "next_page_token": "..." | null}
+//	PUT    /plans/{id}                    create (201; 409 if it exists), or with If-Match replace (200)
+//	GET    /plans/{id}                    the plan, ETag "<version>"
+//	DELETE /plans/{id}                    If-Match required (204); 409 plan-in-use while a tenant names it
+//
+// # Plans
+//
+// A plan holds rules and routes, decoded by tenant.DecodePlan and checked as a
+// tenant's (the counter store's RuleChecker included), under a version that is its
+// ETag, with the tenants' If-Match rules. A tenant names its plan in "plan": a tenant
+// write checks that the plan exists and that its rules merge with the tenant's
+// (tenant.Tenant.CheckPlan), 422 naming plan otherwise, and the store checks again
+// in the write itself, so a plan deleted meanwhile is refused there. DELETE of a plan
+// that a tenant names is 409 plan-in-use, naming one such tenant (the store's check,
+// made in the delete). A plan's new rules are not checked against each tenant on it;
+// a merge that no longer compiles (more rules than a set holds) meets the tenant's
+// fail mode at the authorizer.
 //
 // # Versions
 //
@@ -85,7 +102,8 @@
 //
 // Every write that succeeds logs one JSON record on Config.Audit (stderr by default,
 // whatever the log level), message "audit": operation (OpCreate, OpReplace, OpPatch,
-// OpDelete, OpKeyIssue, OpKeyRevoke, OpKeyPurge, OpReset), tenant, caller, request_id
+// OpDelete, OpKeyIssue, OpKeyRevoke, OpKeyPurge, OpReset, and OpPlanCreate,
+// OpPlanReplace, OpPlanDelete, which name the plan instead of the tenant), tenant, caller, request_id
 // (the API Gateway request, when there is one), and for tenant writes old_version and
 // new_version (0 for none) and changed, the names of the tenant's fields whose values
 // changed (never the values); a key operation names its key_id instead (key records

@@ -20,7 +20,8 @@ const MaxBodyBytes = 64 << 10
 // Config configures a Handler. Tenants and Counters are required; every other zero
 // value means the default written beside the field.
 type Config struct {
-	// Tenants holds tenants and key records.
+	// Tenants holds tenants and key records, and plans: the /plans routes need it to
+	// be a store.Plans too, as every store of pkg/store is.
 	Tenants store.Tenants
 	// Counters holds the rate-limit state that usage reads (with Peek, which consumes
 	// nothing).
@@ -50,6 +51,7 @@ type Config struct {
 // safe for concurrent use.
 type Handler struct {
 	tenants      store.Tenants
+	plans        store.Plans // Tenants as a Plans; nil when it keeps none
 	counters     store.Counters
 	now          func() int64
 	newKey       func() apikey.Key
@@ -65,6 +67,7 @@ func New(cfg Config) (*Handler, error) {
 		return nil, errors.New("admin: Config.Tenants and Config.Counters are required")
 	}
 	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, log: cfg.Logger, auditLog: cfg.Audit}
+	h.plans, _ = cfg.Tenants.(store.Plans)
 	if len(cfg.DefaultRules) > 0 {
 		if _, err := limiter.NewSet(cfg.DefaultRules, nil); err != nil {
 			return nil, fmt.Errorf("admin: Config.DefaultRules: %w", err)

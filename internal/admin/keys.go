@@ -1,13 +1,18 @@
 package admin
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -19,6 +24,8 @@ type keyJSON struct {
 	Created   string  `json:"created"`
 	Revoked   bool    `json:"revoked"`
 	RevokedAt *string `json:"revoked_at,omitempty"`
+	// Rules are the key's own key-scope rules (apikey.Record.Rules), when it has any.
+	Rules []limiter.Rule `json:"rules,omitempty"`
 }
 
 // newKeyJSON is the answer to POST /tenants/{id}/keys: the key, shown this once.
@@ -32,7 +39,7 @@ type keyList struct {
 }
 
 func keyOf(rec apikey.Record) keyJSON {
-	k := keyJSON{KeyID: rec.KeyID, Prefix: rec.Prefix, Created: formatTime(rec.Created), Revoked: rec.Revoked}
+	k := keyJSON{KeyID: rec.KeyID, Prefix: rec.Prefix, Created: formatTime(rec.Created), Revoked: rec.Revoked, Rules: rec.Rules}
 	if rec.Revoked {
 		at := formatTime(rec.RevokedAt)
 		k.RevokedAt = &at
@@ -40,12 +47,14 @@ func keyOf(rec apikey.Record) keyJSON {
 	return k
 }
 
-// createKey answers POST /tenants/{id}/keys: a new key, shown once.
+// createKey answers POST /tenants/{id}/keys: a new key, shown once. The body is
+// empty, {}, or {"rules": [...]}: the key's own key-scope rules.
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) error {
 	if _, err := query(r); err != nil {
 		return err
 	}
-	if err := readEmptyBody(r); err != nil {
+	rules, err := h.readKeyRules(r)
+	if err != nil {
 		return err
 	}
 	if !tenant.ValidID(p.id) {
@@ -54,6 +63,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) er
 	for range maxAttempts {
 		k := h.newKey()
 		rec := apikey.NewRecord(k, p.id, h.now())
+		rec.Rules = rules
 		err := h.tenants.PutKey(r.Context(), rec)
 		switch {
 		case err == nil:
@@ -72,6 +82,77 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) er
 		}
 	}
 	return &apiError{slug: problemInternal, detail: "no unused key id was drawn", cause: store.ErrExists}
+}
+
+// readKeyRules reads the body of POST /tenants/{id}/keys: nothing, {}, or
+// {"rules": [...]}, rules the counter store must honour, each of scope key (its
+// default). A bad rule is a 422 naming it ("rules[0].limit").
+func (h *Handler) readKeyRules(r *http.Request) ([]limiter.Rule, error) {
+	if r.Header.Get("Content-Type") == "" {
+		return nil, readEmptyBody(r)
+	}
+	body, err := readBody(r, jsonType)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return nil, err
+	}
+	var raw struct {
+		Rules []json.RawMessage `json:"rules"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, keyBodyError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, newError(problemInvalidJSON, "data after the JSON value")
+	}
+	rules := make([]limiter.Rule, len(raw.Rules))
+	for i, msg := range raw.Rules {
+		if rules[i], err = limiter.ParseRule(msg); err == nil {
+			err = h.honours(rules[i])
+		}
+		if err != nil {
+			return nil, validationError(fieldAt("rules["+strconv.Itoa(i)+"]", err))
+		}
+		if rules[i] = rules[i].Normalized(); rules[i].Scope == "" {
+			rules[i].Scope = limiter.ScopeKey
+		}
+	}
+	if err := apikey.ValidateRules(rules); err != nil {
+		return nil, validationError(err)
+	}
+	if len(rules) == 0 {
+		return nil, nil
+	}
+	return rules, nil
+}
+
+// keyBodyError answers a body of POST /tenants/{id}/keys that does not decode: 422
+// naming an unknown member or the member of the wrong type, 400 for malformed JSON.
+func keyBodyError(err error) error {
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if name, _ = strconv.Unquote(name); name == "" {
+			name = `""`
+		}
+		return fieldError(name, "", "unknown field: this request takes rules, or nothing")
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return fieldError("", "", "the body must be empty, or a JSON object: {} or {\"rules\": [...]}")
+		}
+		return fieldError(te.Field, "", "must be an array of rules")
+	}
+	return newError(problemInvalidJSON, "the body must be empty, {} or {\"rules\": [...]}: "+err.Error())
+}
+
+// fieldAt places err, a rule's error, under path ("rules[0]"), as a *limiter.FieldError.
+func fieldAt(path string, err error) error {
+	var fe *limiter.FieldError
+	if errors.As(err, &fe) {
+		return &limiter.FieldError{Field: path + "." + fe.Field, Value: fe.Value, Reason: fe.Reason}
+	}
+	return &limiter.FieldError{Field: path, Reason: err.Error()}
 }
 
 // listKeys answers GET /tenants/{id}/keys: every key record, revoked ones included,

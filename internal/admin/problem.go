@@ -40,8 +40,9 @@ const (
 	problemForbidden            = "forbidden"              // 403: edgelimit dev refused the Host or Origin
 	problemNotFound             = "not-found"              // 404: no such tenant, key or route
 	problemMethodNotAllowed     = "method-not-allowed"     // 405
-	problemExists               = "already-exists"         // 409: PUT without If-Match on an existing tenant
+	problemExists               = "already-exists"         // 409: PUT without If-Match on an existing tenant or plan
 	problemTooManyKeys          = "too-many-keys"          // 409
+	problemPlanInUse            = "plan-in-use"            // 409: DELETE of a plan that tenants name
 	problemPreconditionFailed   = "precondition-failed"    // 412: If-Match does not match
 	problemTooLarge             = "body-too-large"         // 413
 	problemUnsupportedMediaType = "unsupported-media-type" // 415
@@ -57,9 +58,10 @@ var problemTitles = map[string]string{
 	problemForbidden:            "Not this server's host or origin",
 	problemNotFound:             "Not found",
 	problemMethodNotAllowed:     "Method not allowed",
-	problemExists:               "The tenant already exists",
+	problemExists:               "The tenant or plan already exists",
+	problemPlanInUse:            "The plan is in use",
 	problemTooManyKeys:          "The tenant has too many keys",
-	problemPreconditionFailed:   "The tenant has changed",
+	problemPreconditionFailed:   "The tenant or plan has changed",
 	problemTooLarge:             "The request body is too large",
 	problemUnsupportedMediaType: "Unsupported content type",
 	problemInvalidField:         "Invalid field",
@@ -70,7 +72,7 @@ var problemTitles = map[string]string{
 
 var problemStatus = map[string]int{
 	problemInvalidJSON: 400, problemInvalidParameter: 400, problemForbidden: 403, problemNotFound: 404,
-	problemMethodNotAllowed: 405, problemExists: 409, problemTooManyKeys: 409,
+	problemMethodNotAllowed: 405, problemExists: 409, problemTooManyKeys: 409, problemPlanInUse: 409,
 	problemPreconditionFailed: 412, problemTooLarge: 413, problemUnsupportedMediaType: 415,
 	problemInvalidField: 422, problemPreconditionRequired: 428, problemInternal: 500,
 	problemUnavailable: 503,

@@ -7,7 +7,7 @@ import (
 
 // params holds the path parameters of a matched route.
 type params struct {
-	id    string // {id}: the tenant id
+	id    string // {id}: the tenant id, or the plan id under /plans
 	keyID string // {keyId}
 }
 
@@ -44,6 +44,8 @@ func (h *Handler) routeTable() []route {
 		{"/tenants/{id}/keys/{keyId}", []method{{http.MethodGet, h.getKey}, {http.MethodDelete, h.revokeKey}}},
 		{"/tenants/{id}/usage", []method{{http.MethodGet, h.usage}}},
 		{"/tenants/{id}/reset", []method{{http.MethodPost, h.reset}}},
+		{"/plans", []method{{http.MethodGet, h.listPlans}}},
+		{"/plans/{id}", []method{{http.MethodGet, h.getPlan}, {http.MethodPut, h.putPlan}, {http.MethodDelete, h.deletePlan}}},
 	}
 }
 
@@ -78,7 +80,7 @@ func (h *Handler) match(methodName, path string) (handlerFunc, params, error) {
 		e.header = http.Header{"Allow": {strings.Join(allow, ", ")}}
 		return nil, params{}, e
 	}
-	return nil, params{}, newError(problemNotFound, "no such route: the routes are /tenants, /tenants/{id} and /tenants/{id}/{keys,keys/{keyId},usage,reset}")
+	return nil, params{}, newError(problemNotFound, "no such route: the routes are /tenants, /tenants/{id}, /tenants/{id}/{keys,keys/{keyId},usage,reset}, /plans and /plans/{id}")
 }
 
 // matchPattern matches path segments against a pattern; a parameter matches one

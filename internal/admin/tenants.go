@@ -59,6 +59,9 @@ func (h *Handler) putTenant(w http.ResponseWriter, r *http.Request, p params) er
 }
 
 func (h *Handler) create(w http.ResponseWriter, ctx context.Context, t tenant.Tenant) error {
+	if err := h.checkPlan(ctx, t); err != nil {
+		return err
+	}
 	stored, err := h.tenants.Create(ctx, tenant.ApplyCreate(t))
 	if errors.Is(err, store.ErrExists) {
 		return newError(problemExists, "tenant "+strconv.Quote(t.ID)+" exists: to replace it, send If-Match with its ETag (or \"*\")")
@@ -86,6 +89,9 @@ func (h *Handler) update(w http.ResponseWriter, ctx context.Context, m ifMatch, 
 		writeTenant(w, http.StatusOK, old)
 		return nil
 	}
+	if err := h.checkPlan(ctx, next); err != nil {
+		return err
+	}
 	stored, err := h.tenants.Replace(ctx, next, old.Version)
 	if err != nil {
 		return writeError(err, old.ID)
@@ -103,17 +109,26 @@ func unchanged(old, next tenant.Tenant) bool {
 	if old.Timezone == next.Timezone {
 		old.ZoneChanges = next.ZoneChanges
 	}
-	a, errA := json.Marshal(old)
-	b, errB := json.Marshal(next)
-	return errA == nil && errB == nil && bytes.Equal(a, b)
+	return sameJSON(old, next)
+}
+
+// sameJSON reports whether a and b have the same JSON.
+func sameJSON(a, b any) bool {
+	x, errA := json.Marshal(a)
+	y, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
 // writeError answers a failed conditional write of tenant id: 404 when it is gone, 412
 // when another write changed it, 503 when the store failed.
-func writeError(err error, id string) error {
+func writeError(err error, id string) error { return conditionalError(err, tenantNotFound(id)) }
+
+// conditionalError answers a failed conditional write: notFound when the tenant or plan
+// is gone, 412 when another write changed it, 503 when the store failed.
+func conditionalError(err error, notFound *apiError) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return tenantNotFound(id)
+		return notFound
 	case errors.Is(err, store.ErrVersionConflict):
 		return stale(0)
 	}
@@ -179,33 +194,43 @@ func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params)
 
 // listTenants answers GET /tenants?limit=&page_token=.
 func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, _ params) error {
-	q, err := query(r, "limit", "page_token")
+	ts, next, err := listPage(r, h.tenants.List)
 	if err != nil {
 		return err
-	}
-	limit, err := intParam(q, "limit", 1, store.MaxListLimit, store.DefaultListLimit)
-	if err != nil {
-		return err
-	}
-	ts, next, err := h.tenants.List(r.Context(), limit, q["page_token"])
-	if errors.Is(err, store.ErrPageToken) {
-		return paramError("page_token", "is not a next_page_token of this API: start again without it")
-	}
-	if err != nil {
-		return storeError(err)
 	}
 	for i := range ts {
 		ts[i] = public(ts[i])
 	}
-	out := tenantList{Tenants: ts}
+	out := tenantList{Tenants: ts, NextPageToken: next}
 	if out.Tenants == nil {
 		out.Tenants = []tenant.Tenant{}
 	}
-	if next != "" {
-		out.NextPageToken = &next
-	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// listPage reads the page that the query's limit and page_token ask for with list:
+// the items, and the next page's token (nil after the last).
+func listPage[T any](r *http.Request, list func(context.Context, int, string) ([]T, string, error)) ([]T, *string, error) {
+	q, err := query(r, "limit", "page_token")
+	if err != nil {
+		return nil, nil, err
+	}
+	limit, err := intParam(q, "limit", 1, store.MaxListLimit, store.DefaultListLimit)
+	if err != nil {
+		return nil, nil, err
+	}
+	items, next, err := list(r.Context(), limit, q["page_token"])
+	if errors.Is(err, store.ErrPageToken) {
+		return nil, nil, paramError("page_token", "is not a next_page_token of this API: start again without it")
+	}
+	if err != nil {
+		return nil, nil, storeError(err)
+	}
+	if next == "" {
+		return items, nil, nil
+	}
+	return items, &next, nil
 }
 
 // reset answers POST /tenants/{id}/reset: the generation is bumped, so every counter
@@ -251,17 +276,24 @@ const maxAttempts = 3
 // loadTenant reads the tenant: a 404 problem (which also matches
 // store.ErrNotFound) when there is none.
 func (h *Handler) loadTenant(ctx context.Context, id string) (tenant.Tenant, error) {
+	return load(ctx, id, h.tenants.Get, tenantNotFound)
+}
+
+// load reads the tenant or plan id with get: notFound's problem (which also matches
+// store.ErrNotFound) when there is none, 503 when the store failed.
+func load[T any](ctx context.Context, id string, get func(context.Context, string) (T, error), notFound func(string) *apiError) (T, error) {
+	var zero T
 	if !tenant.ValidID(id) {
-		return tenant.Tenant{}, tenantNotFound(id)
+		return zero, notFound(id)
 	}
-	t, err := h.tenants.Get(ctx, id)
+	v, err := get(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return tenant.Tenant{}, tenantNotFound(id)
+		return zero, notFound(id)
 	}
 	if err != nil {
-		return tenant.Tenant{}, storeError(err)
+		return zero, storeError(err)
 	}
-	return t, nil
+	return v, nil
 }
 
 func tenantNotFound(id string) *apiError {

@@ -53,7 +53,8 @@ type identity struct {
 }
 
 // usage answers GET /tenants/{id}/usage[?key_id=][&ip=]: what each rule has counted,
-// read with the counter store's Peek (nothing is consumed). Tenant-scope rules are
+// read with the counter store's Peek (nothing is consumed), for the rules the tenant
+// is limited by now (its plan's, its own and its active overrides': Effective). Tenant-scope rules are
 // always reported; key-scope rules for key_id (or, for a request without a key, ip);
 // ip-scope rules for ip.
 func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error {
@@ -69,12 +70,16 @@ func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error 
 	if err != nil {
 		return err
 	}
+	now := h.now()
+	if t, err = h.effective(r.Context(), t, now); err != nil {
+		return err
+	}
 	sets, err := t.Sets()
 	if err != nil {
 		return validationError(err)
 	}
 	zone, _ := t.Zone() // Sets succeeded, so the zone loads
-	loc, now := zone.Location(), h.now()
+	loc := zone.Location()
 	out := usageJSON{TenantID: t.ID, KeyID: who.keyID, IP: who.ip, Generation: t.Generation,
 		Timezone: loc.String(), At: formatTime(now), AtLocal: formatLocal(now, loc), Pending: pending(t, now), Rules: []ruleUsage{}}
 	for _, c := range usageChecks(sets, who) {

@@ -8,12 +8,52 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // ParseRules reads the rules of `edgelimit simulate`, one JSON object each, as the set
 // they form in loc's calendar. Its errors number the rules as the flags are, from 1:
 // "--rule 2: name = ...", whether a rule is wrong on its own or in the set.
 func ParseRules(rules []string, loc *time.Location) (*limiter.Set, error) {
+	parsed, err := parseEach(rules)
+	if err != nil {
+		return nil, err
+	}
+	set, err := limiter.NewSet(parsed, limiter.FixedZone(loc))
+	if err != nil {
+		return nil, numberFromOne(err)
+	}
+	return set, nil
+}
+
+// ParsePlanRules reads the rules of `edgelimit simulate --plan JSON`: the plan's
+// tenant-wide rules (a plan as the admin API takes it, tenant.DecodePlan; its routes
+// are not simulated), then the --rule flags, which add to them and replace the plan's
+// rule of the same name, as a tenant's rules do (tenant.MergeRules). rules may be
+// empty. Errors name the plan ("--plan: rules[0].limit ...") or the flag.
+func ParsePlanRules(plan string, rules []string, loc *time.Location) (*limiter.Set, error) {
+	p, err := tenant.DecodePlan([]byte(plan))
+	if err != nil {
+		return nil, fmt.Errorf("--plan: %v", err)
+	}
+	own, err := parseEach(rules)
+	if err != nil {
+		return nil, err
+	}
+	if len(own) > 0 {
+		if _, err := limiter.NewSet(own, nil); err != nil {
+			return nil, numberFromOne(err)
+		}
+	}
+	set, err := limiter.NewSet(tenant.MergeRules(p.Rules, own), limiter.FixedZone(loc))
+	if err != nil {
+		return nil, fmt.Errorf("--plan with the --rule flags: %v", err)
+	}
+	return set, nil
+}
+
+// parseEach parses each rule, numbering errors from 1 as the flags are.
+func parseEach(rules []string) ([]limiter.Rule, error) {
 	parsed := make([]limiter.Rule, len(rules))
 	for i, js := range rules {
 		var err error
@@ -21,11 +61,7 @@ func ParseRules(rules []string, loc *time.Location) (*limiter.Set, error) {
 			return nil, fmt.Errorf("--rule %d: %v", i+1, err)
 		}
 	}
-	set, err := limiter.NewSet(parsed, limiter.FixedZone(loc))
-	if err != nil {
-		return nil, numberFromOne(err)
-	}
-	return set, nil
+	return parsed, nil
 }
 
 // setIndex is the rule index that limiter.NewSet's field paths start with, from 0.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
 // Record is what stores keep of a key: never the key, only its SHA-256.
@@ -19,6 +21,10 @@ type Record struct {
 	Created   int64  `json:"created"`
 	Revoked   bool   `json:"revoked,omitempty"`
 	RevokedAt int64  `json:"revoked_at,omitempty"`
+	// Rules are the key's own key-scope rules, for its counters only: each replaces
+	// the tenant's (or its plan's) key-scope rule of the same name, or adds to them
+	// (tenant.Tenant.EffectiveFor). Empty for most keys.
+	Rules []limiter.Rule `json:"rules,omitempty"`
 }
 
 // Generate makes a new key for tenantID at now (microseconds) and returns it with its
@@ -54,6 +60,25 @@ func (r Record) Validate() error {
 		return fmt.Errorf("apikey: record %s: times must not be negative", r.KeyID)
 	case !r.Revoked && r.RevokedAt != 0:
 		return fmt.Errorf("apikey: record %s: revoked_at is set but revoked is false", r.KeyID)
+	}
+	return ValidateRules(r.Rules)
+}
+
+// ValidateRules checks a key's own rules (Record.Rules): none, or a valid rule set
+// whose rules are of scope key (or none, which means key). The error is a
+// *limiter.FieldError under "rules".
+func ValidateRules(rules []limiter.Rule) error {
+	if len(rules) == 0 {
+		return nil
+	}
+	if _, err := limiter.NewSet(rules, nil); err != nil {
+		return err
+	}
+	for i, rule := range rules {
+		if rule.Scope != "" && rule.Scope != limiter.ScopeKey {
+			return &limiter.FieldError{Field: "rules[" + strconv.Itoa(i) + "].scope", Value: strconv.Quote(string(rule.Scope)),
+				Reason: "a key's own rules count its requests alone: use scope key (their default)"}
+		}
 	}
 	return nil
 }

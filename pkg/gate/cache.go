@@ -3,6 +3,8 @@ package gate
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"math"
 	"time"
 
@@ -18,22 +20,30 @@ import (
 // (revoked keys included); it matches store.ErrNotFound.
 var errNotFound = store.ErrNotFound
 
-// configCache caches key records by hash and tenants (with their compiled rules) by
-// id, for ttl on the gate's clock, and serves expired entries for up to maxStale more
+// configCache caches key records by hash, tenants (with their compiled rules) by id and
+// plans by id, for ttl on the gate's clock, and serves expired entries for up to maxStale more
 // while the store fails. See the package doc.
 //
 // Each cache is a bounded LRU (hashicorp/golang-lru/v2) whose values carry the
 // instant they were loaded, checked against the gate's injected clock. Keys found and
 // keys not found are kept apart, so that a flood of random keys (each one not found)
 // evicts only other keys not found, never a real key's record. Concurrent misses of
-// one key or tenant share one store call (golang.org/x/sync/singleflight).
+// one key, tenant or plan share one store call (golang.org/x/sync/singleflight).
+//
+// A plan is cached apart from the tenants on it, so that it is read once per ttl per
+// instance however many tenants name it; a tenant's compiled rules record the plan
+// version they were compiled with, and are compiled again when the plan cache holds
+// another.
 type configCache struct {
 	store         Tenants
+	plans         Plans                           // nil when the store keeps no plans
 	ttl, maxStale int64                           // microseconds; ttl < 0: no caching
 	keys          *lru.Cache[string, keyEntry]    // key records found, by hash
 	missing       *lru.Cache[string, int64]       // hashes not found -> when loaded
 	tenants       *lru.Cache[string, tenantEntry] // by id, found or not
-	flight        singleflight.Group              // misses in progress, by "k"+hash or "t"+id
+	planCache     *lru.Cache[string, planEntry]   // by id, found or not
+	keySets       *lru.Cache[keySetsKey, *tenant.Sets]
+	flight        singleflight.Group // misses in progress, by "k"+hash, "t"+id or "p"+id
 }
 
 type keyEntry struct {
@@ -45,17 +55,38 @@ type keyEntry struct {
 // tenantEntry is a tenant and its compiled rules, or the fact that it does not exist.
 type tenantEntry struct {
 	t      tenant.Tenant
-	sets   *tenant.Sets
+	sets   *tenant.Sets // t.Effective(plan, loaded) compiled
+	plan   *tenant.Plan // the plan sets were compiled with; nil when t names none
 	found  bool
 	loaded int64
-	// until is the end of the calendar windows current at loaded: the entry is reloaded
-	// there, whatever the TTL, so that a change of time zone made just before a local
-	// midnight cannot let the old zone open a new day (a second quota).
+	// until is the end of the calendar windows current at loaded, or the end of an
+	// override active at loaded if it is earlier: the entry is reloaded there, whatever
+	// the TTL, so that a change of time zone made just before a local midnight cannot
+	// let the old zone open a new day (a second quota), and no override outlives its
+	// until.
 	until int64
+	// rules identifies the rules sets holds, for the denial cache: the tenant's version,
+	// and its plan's and active overrides'.
+	rules int64
+}
+
+// keySetsKey names the rules compiled for a key with rules of its own: its hash and the
+// rules of its tenant's entry (tenantEntry.rules).
+type keySetsKey struct {
+	hash  string
+	rules int64
+}
+
+// planEntry is a plan, or the fact that it does not exist.
+type planEntry struct {
+	p      tenant.Plan
+	found  bool
+	loaded int64
 }
 
 func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCache, error) {
 	c := &configCache{store: ts, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds()}
+	c.plans, _ = ts.(Plans)
 	if ttl < 0 {
 		c.ttl = -1
 	}
@@ -69,7 +100,13 @@ func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCa
 	if c.missing, err = lru.New[string, int64](max); err != nil {
 		return nil, err
 	}
-	c.tenants, err = lru.New[string, tenantEntry](max)
+	if c.tenants, err = lru.New[string, tenantEntry](max); err != nil {
+		return nil, err
+	}
+	if c.planCache, err = lru.New[string, planEntry](max); err != nil {
+		return nil, err
+	}
+	c.keySets, err = lru.New[keySetsKey, *tenant.Sets](max)
 	return c, err
 }
 
@@ -148,12 +185,14 @@ func (e keyEntry) result() (apikey.Record, error) {
 }
 
 // tenant returns the tenant id with its compiled rules, errNotFound, or the store's
-// error. A reload that finds the same version, generation and creation keeps the
-// compiled rules. calls counts the store calls made, as key does.
+// error. A reload that finds the same version, generation and creation, on the same
+// plan version, keeps the compiled rules; a fresh entry whose plan the plan cache now
+// holds at another version is compiled again. calls counts the store calls made, as
+// key does.
 func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *int) (*tenantEntry, error) {
 	e, ok := c.tenants.Get(id)
 	if ok && c.fresh(e.loaded, now) && now < e.until {
-		return e.result()
+		return c.onPlan(ctx, id, e, now, calls)
 	}
 	v, err, _ := c.flight.Do("t"+id, func() (any, error) {
 		// A flight that ended between Get and Do has cached its answer.
@@ -162,21 +201,45 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 		}
 		*calls++
 		t, err := c.store.Get(ctx, id)
-		return c.loadedTenant(id, e, ok, t, err, now)
+		return c.loadedTenant(ctx, id, e, ok, t, err, now, calls)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return v.(*tenantEntry), nil
+	return c.onPlan(ctx, id, *v.(*tenantEntry), now, calls)
+}
+
+// onPlan returns e, compiled again with its plan when the plan cache holds the plan at
+// another version than e's rules were compiled with.
+func (c *configCache) onPlan(ctx context.Context, id string, e tenantEntry, now int64, calls *int) (*tenantEntry, error) {
+	if !e.found || e.t.Plan == "" {
+		return e.result()
+	}
+	p, err := c.plan(ctx, e.t.Plan, now, calls)
+	if err != nil {
+		return nil, err
+	}
+	if samePlan(e.plan, p) {
+		return &e, nil
+	}
+	next, err := build(e.t, p, now)
+	if err != nil {
+		return nil, err
+	}
+	next.loaded = e.loaded // the tenant's TTL runs on
+	if c.ttl >= 0 {
+		c.tenants.Add(id, next)
+	}
+	return &next, nil
 }
 
 // loadedTenant caches and returns what a load of tenant id at now answered (t, or
 // err), prev being its cache entry when ok.
-func (c *configCache) loadedTenant(id string, prev tenantEntry, ok bool, t tenant.Tenant, err error, now int64) (*tenantEntry, error) {
+func (c *configCache) loadedTenant(ctx context.Context, id string, prev tenantEntry, ok bool, t tenant.Tenant, err error, now int64, calls *int) (*tenantEntry, error) {
 	var e tenantEntry
 	switch {
 	case err == nil:
-		next, cerr := compile(t, prev, ok, now)
+		next, cerr := c.compile(ctx, t, prev, ok, now, calls)
 		if cerr != nil {
 			return nil, cerr
 		}
@@ -194,18 +257,130 @@ func (c *configCache) loadedTenant(id string, prev tenantEntry, ok bool, t tenan
 	return e.result()
 }
 
-// compile builds the entry of t, reusing prev's compiled rules when t is the same
-// creation of the tenant at the same version and generation (a tenant created again
-// starts at version 1 again, with other rules maybe).
-func compile(t tenant.Tenant, prev tenantEntry, hadPrev bool, now int64) (tenantEntry, error) {
-	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation && prev.t.CreationID == t.CreationID {
-		return tenantEntry{t: prev.t, sets: prev.sets, found: true, loaded: now, until: windowsEnd(prev.sets, now)}, nil
+// compile builds the entry of t with its plan, reusing prev's compiled rules when t is
+// the same creation of the tenant at the same version and generation, on the same
+// plan version (a tenant created again starts at version 1 again, with other rules
+// maybe), and no override of prev has ended.
+func (c *configCache) compile(ctx context.Context, t tenant.Tenant, prev tenantEntry, hadPrev bool, now int64, calls *int) (tenantEntry, error) {
+	var p *tenant.Plan
+	if t.Plan != "" {
+		var err error
+		if p, err = c.plan(ctx, t.Plan, now, calls); err != nil {
+			return tenantEntry{}, err
+		}
 	}
-	sets, err := t.Sets()
+	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation &&
+		prev.t.CreationID == t.CreationID && samePlan(prev.plan, p) && now < prev.t.OverridesEnd(prev.loaded) {
+		prev.loaded, prev.until = now, min(windowsEnd(prev.sets, now), prev.t.OverridesEnd(now))
+		return prev, nil
+	}
+	return build(t, p, now)
+}
+
+// build compiles t's rules merged with plan p's and its overrides active at now.
+func build(t tenant.Tenant, p *tenant.Plan, now int64) (tenantEntry, error) {
+	sets, err := t.Effective(p, now).Sets()
 	if err != nil {
 		return tenantEntry{}, err
 	}
-	return tenantEntry{t: t, sets: sets, found: true, loaded: now, until: windowsEnd(sets, now)}, nil
+	until := min(windowsEnd(sets, now), t.OverridesEnd(now))
+	return tenantEntry{t: t, sets: sets, plan: p, found: true, loaded: now, until: until, rules: rulesID(t, p, now)}, nil
+}
+
+// forKey returns e as the requests of the key rec are limited: e itself for a key
+// without rules of its own, else e with the rules compiled for that key
+// (tenant.Tenant.EffectiveFor), cached by the key's hash and e's rules.
+func (c *configCache) forKey(e *tenantEntry, rec apikey.Record, now int64) (*tenantEntry, error) {
+	if len(rec.Rules) == 0 {
+		return e, nil
+	}
+	k := keySetsKey{rec.Hash, e.rules}
+	sets, ok := c.keySets.Get(k)
+	if !ok {
+		var err error
+		if sets, err = e.t.EffectiveFor(e.plan, rec.Rules, now).Sets(); err != nil {
+			return nil, err
+		}
+		if c.ttl >= 0 {
+			c.keySets.Add(k, sets)
+		}
+	}
+	out := *e
+	h := fnv.New64a()
+	fmt.Fprint(h, e.rules, "/", rec.Hash)
+	out.sets, out.rules = sets, int64(h.Sum64())
+	return &out, nil
+}
+
+// samePlan reports whether rules compiled with plan a hold for plan b.
+func samePlan(a, b *tenant.Plan) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.ID == b.ID && a.Version == b.Version
+}
+
+// rulesID identifies the rules that build compiles for t on plan p at now: an FNV-1a
+// hash of t's version, p's id and version and which overrides are active.
+func rulesID(t tenant.Tenant, p *tenant.Plan, now int64) int64 {
+	h := fnv.New64a()
+	fmt.Fprint(h, t.Version)
+	if p != nil {
+		fmt.Fprint(h, "/", p.ID, "/", p.Version)
+	}
+	for i, o := range t.Overrides {
+		if o.Active(now) {
+			fmt.Fprint(h, "+", i)
+		}
+	}
+	return int64(h.Sum64())
+}
+
+// plan returns plan id, or the store's error: an error naming the plan when it does
+// not exist (a tenant names it: the store refuses that, but a cache may be behind).
+// It is cached as key records are, and read once per ttl however many tenants name it.
+func (c *configCache) plan(ctx context.Context, id string, now int64, calls *int) (*tenant.Plan, error) {
+	if c.plans == nil {
+		return nil, fmt.Errorf("tenant store: names plan %q, but the store keeps no plans", id)
+	}
+	e, ok := c.planCache.Get(id)
+	if ok && c.fresh(e.loaded, now) {
+		return e.result(id)
+	}
+	v, err, _ := c.flight.Do("p"+id, func() (any, error) {
+		if e, ok := c.planCache.Get(id); ok && c.fresh(e.loaded, now) {
+			return e, nil
+		}
+		*calls++
+		return c.loadPlan(ctx, id, now)
+	})
+	if err != nil {
+		if ok && c.usable(e.loaded, now) {
+			return e.result(id) // the store fails: the last known plan
+		}
+		return nil, err
+	}
+	return v.(planEntry).result(id)
+}
+
+// loadPlan reads plan id from the store and caches the answer, found or not.
+func (c *configCache) loadPlan(ctx context.Context, id string, now int64) (planEntry, error) {
+	p, err := c.plans.GetPlan(ctx, id)
+	e := planEntry{p: p, found: err == nil, loaded: now}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return planEntry{}, err
+	}
+	if c.ttl >= 0 {
+		c.planCache.Add(id, e)
+	}
+	return e, nil
+}
+
+func (e planEntry) result(id string) (*tenant.Plan, error) {
+	if !e.found {
+		return nil, fmt.Errorf("tenant store: names plan %q, which does not exist", id)
+	}
+	return &e.p, nil
 }
 
 // windowsEnd returns the earliest end of the calendar windows (day, week, month) of

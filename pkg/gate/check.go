@@ -61,6 +61,9 @@ func (g *Gate) identify(ctx context.Context, req Request, res *Result) (caller, 
 		return caller{}, g.configFailed(res, err, "unknown or revoked API key")
 	}
 	t, err := g.configs.tenant(ctx, rec.TenantID, res.Now, &res.ConfigCalls)
+	if err == nil {
+		t, err = g.configs.forKey(t, rec, res.Now) // the key's own rules, when it has any
+	}
 	if err != nil {
 		return caller{}, g.configFailed(res, err, "the key's tenant does not exist")
 	}

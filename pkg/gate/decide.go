@@ -27,7 +27,7 @@ func (g *Gate) decide(ctx context.Context, cost int64, who caller, res *Result) 
 	}
 	res.Checks = checks
 	for i, c := range checks {
-		if d, ok := g.denials.get(c.Key, who.tenant.t.Version, res.Now, cost); ok {
+		if d, ok := g.denials.get(c.Key, who.tenant.rules, res.Now, cost); ok {
 			g.report(res, i, d, "over limit (denial cache)")
 			res.Cached = true
 			return nil
@@ -57,7 +57,7 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 		return nil
 	}
 	for i, c := range res.Checks {
-		g.denials.put(c.Key, who.tenant.t.Version, res.Now, cost, outs[i]) // denials only
+		g.denials.put(c.Key, who.tenant.rules, res.Now, cost, outs[i]) // denials only
 	}
 	d, at := limiter.Join(outs[:n])
 	reason := "allowed"

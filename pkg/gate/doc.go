@@ -46,6 +46,18 @@
 // fresh in the cache; found or not found, each fact is cached and served stale the same
 // way.
 //
+// Plans and overrides: a tenant that names a plan (tenant.Plan) is limited by
+// tenant.Tenant.Effective, its plan's rules and routes merged with its own and its
+// active overrides. Plans are cached apart from tenants, by id, with the same TTL,
+// staleness and singleflight (Config.Tenants must then be a Plans too, as every
+// store.Tenants is): a plan change reaches every tenant on it within ConfigTTL, for one
+// GetPlan per ConfigTTL per gate however many tenants name it. A tenant's compiled
+// rules record the plan version they were compiled with, and are compiled again when
+// the plan cache holds another version; counter keys and rules' StateIDs do not depend
+// on the plan or its version, so a rule the change left as it was keeps its counters'
+// state. A tenant with an override is reloaded at the override's until as it is at a
+// window's end, so no override applies to a decision at or after its until.
+//
 // # The store's epoch
 //
 // When the tenant store has an epoch marker (store.Epoch: the DynamoDB, Upstash and
@@ -81,9 +93,10 @@
 // API key of the tenant, so its denial answers all of them from memory; counter keys
 // hold the tenant id, so it never answers another tenant. Entries are per process (per
 // Lambda instance), in a least-recently-used cache of Config.MaxEntries, and keyed by
-// the counter key and the tenant's stored version, which fix the rules: rules compiled
-// again at the same version (the config cache off, a reload) meet their denials, while
-// a rule change (a new version), a reset (a new generation, hence new counter keys) or
+// the counter key and the tenant's stored version (with its plan's version and which
+// overrides are active), which fix the rules: rules compiled again at the same version
+// (the config cache off, a reload) meet their denials, while a rule change (a new
+// version of the tenant or its plan, an override's end), a reset (a new generation, hence new counter keys) or
 // a tenant created again (a new creation id, new counter keys) never meets an old one.
 //
 // # Failures and the latency budget

@@ -59,6 +59,20 @@ func openModel(t *testing.T, b modelBackend) modelStores {
 	}
 	env := b.open(t)
 	env[config.EnvHotCounters] = map[bool]string{true: "on", false: "off"}[b.hot]
+	st := buildStores(t, env)
+	s := modelStores{gate: st.Counters, admin: st.Counters}
+	if h, ok := st.Counters.(*hotcounter.Store); ok {
+		s.hot, s.admin = h, h.Next()
+	}
+	if s.hot == nil && b.hot {
+		t.Fatalf("%s: config.Build put no hot counters in front", b.name)
+	}
+	return s
+}
+
+// buildStores builds the stores of env through config.Build, as the functions do,
+// creating DynamoDB's tables first, and warms them up.
+func buildStores(t *testing.T, env map[string]string) *config.Stores {
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -76,14 +90,7 @@ func openModel(t *testing.T, b modelBackend) modelStores {
 	if err := st.WarmUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s := modelStores{gate: st.Counters, admin: st.Counters}
-	if h, ok := st.Counters.(*hotcounter.Store); ok {
-		s.hot, s.admin = h, h.Next()
-	}
-	if s.hot == nil && b.hot {
-		t.Fatalf("%s: config.Build put no hot counters in front", b.name)
-	}
-	return s
+	return st
 }
 
 func redisEnv(t *testing.T) map[string]string {

@@ -17,3 +17,13 @@ type Tenants interface {
 }
 
 var _ Tenants = store.Tenants(nil)
+
+// Plans is what the gate reads of plans: a plan by its id, failing with an error
+// matching store.ErrNotFound when there is none. Every store.Plans is one; a Tenants
+// that is also a Plans serves the plans its tenants name, read once per ConfigTTL per
+// gate whatever the number of tenants on them.
+type Plans interface {
+	GetPlan(ctx context.Context, id string) (tenant.Plan, error)
+}
+
+var _ Plans = store.Plans(nil)

@@ -123,14 +123,7 @@ func PrepareReplace(t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
 //
 //	t, doc, err := store.EncodeTenant(store.PrepareReplace(t, ifVersion))
 func EncodeTenant(t tenant.Tenant, err error) (tenant.Tenant, []byte, error) {
-	if err != nil {
-		return tenant.Tenant{}, nil, err
-	}
-	doc, err := json.Marshal(t)
-	if err != nil {
-		return tenant.Tenant{}, nil, err
-	}
-	return t, doc, nil
+	return encode(t, err)
 }
 
 // CheckRecord validates a key record for PutKey, its tenant id included.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
@@ -35,6 +36,13 @@ type tenantJSON struct {
 	Generation  int64             `json:"generation"`
 	CreationID  string            `json:"creation_id"`
 	ZoneChanges []json.RawMessage `json:"zone_changes"`
+	Plan        string            `json:"plan"`
+	Overrides   []json.RawMessage `json:"overrides"`
+}
+
+type overrideJSON struct {
+	Rules []json.RawMessage `json:"rules"`
+	Until time.Time         `json:"until"`
 }
 
 type routeJSON struct {
@@ -45,9 +53,10 @@ type routeJSON struct {
 }
 
 const (
-	changeFields = "at, from, to"
-	tenantFields = "id, rules, timezone, fail_mode, status, shadow, routes, metadata, version, generation, creation_id, zone_changes"
-	routeFields  = "method, resource, rules, anonymous"
+	changeFields   = "at, from, to"
+	tenantFields   = "id, rules, timezone, fail_mode, status, shadow, routes, metadata, version, generation, creation_id, zone_changes, plan, overrides"
+	overrideFields = "rules, until"
+	routeFields    = "method, resource, rules, anonymous"
 )
 
 // Decode reads one tenant from JSON strictly (unknown fields, non-integer numbers and
@@ -62,23 +71,20 @@ func Decode(data []byte) (Tenant, error) {
 		return Tenant{}, err
 	}
 	t := Tenant{ID: raw.ID, Timezone: raw.Timezone, FailMode: raw.FailMode, Status: raw.Status,
-		Shadow: raw.Shadow, Metadata: raw.Metadata, Version: raw.Version, Generation: raw.Generation, CreationID: raw.CreationID}
+		Shadow: raw.Shadow, Metadata: raw.Metadata, Version: raw.Version, Generation: raw.Generation, CreationID: raw.CreationID,
+		Plan: raw.Plan}
 	var err error
+	if t.Overrides, err = decodeOverrides(raw.Overrides); err != nil {
+		return Tenant{}, err
+	}
 	if t.Rules, err = decodeRules(raw.Rules, "rules"); err != nil {
 		return Tenant{}, err
 	}
 	if t.ZoneChanges, err = decodeZoneChanges(raw.ZoneChanges); err != nil {
 		return Tenant{}, err
 	}
-	if len(raw.Routes) > MaxRoutes {
-		return Tenant{}, &limiter.FieldError{Field: "routes", Value: strconv.Itoa(len(raw.Routes)), Reason: fmt.Sprintf("a tenant has at most %d routes", MaxRoutes)}
-	}
-	for i, msg := range raw.Routes {
-		r, err := decodeRoute(msg, "routes["+strconv.Itoa(i)+"]")
-		if err != nil {
-			return Tenant{}, err
-		}
-		t.Routes = append(t.Routes, r)
+	if t.Routes, err = decodeRoutes(raw.Routes); err != nil {
+		return Tenant{}, err
 	}
 	if err := t.Validate(); err != nil {
 		return Tenant{}, err
@@ -96,6 +102,21 @@ func (t *Tenant) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+func decodeRoutes(raws []json.RawMessage) ([]Route, error) {
+	if len(raws) > MaxRoutes {
+		return nil, &limiter.FieldError{Field: "routes", Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("a tenant has at most %d routes", MaxRoutes)}
+	}
+	var out []Route
+	for i, msg := range raws {
+		r, err := decodeRoute(msg, "routes["+strconv.Itoa(i)+"]")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 func decodeRoute(data []byte, path string) (Route, error) {
 	var raw routeJSON
 	if err := strictDecode(data, &raw, path+".", routeFields); err != nil {
@@ -106,6 +127,29 @@ func decodeRoute(data []byte, path string) (Route, error) {
 		return Route{}, err
 	}
 	return Route{Method: raw.Method, Resource: raw.Resource, Rules: rules, Anonymous: raw.Anonymous}, nil
+}
+
+func decodeOverrides(raws []json.RawMessage) ([]Override, error) {
+	if len(raws) > MaxOverrides {
+		return nil, &limiter.FieldError{Field: "overrides", Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("a tenant has at most %d overrides", MaxOverrides)}
+	}
+	var out []Override
+	for i, msg := range raws {
+		path := "overrides[" + strconv.Itoa(i) + "]"
+		var raw overrideJSON
+		if err := strictDecode(msg, &raw, path+".", overrideFields); err != nil {
+			if errors.Is(err, ErrSyntax) {
+				return nil, &limiter.FieldError{Field: path + ".until", Reason: "must be an RFC 3339 instant such as \"2026-12-24T00:00:00Z\""}
+			}
+			return nil, err
+		}
+		rules, err := decodeRules(raw.Rules, path+".rules")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Override{Rules: rules, Until: raw.Until})
+	}
+	return out, nil
 }
 
 func decodeZoneChanges(raws []json.RawMessage) ([]ZoneChange, error) {

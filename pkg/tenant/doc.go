@@ -32,6 +32,13 @@
 // decisions to make, each with its counter key from CreatedCounterKey. A route's rules apply
 // on top of the tenant's, under a counter key of their own.
 //
+// Plans and overrides: a tenant may name a Plan (its "plan" member), whose rules and
+// routes it shares with every tenant on that plan, and carry temporary Overrides
+// ({"rules": [...], "until": "<RFC 3339>"}) that end by themselves. Tenant.Effective
+// merges them for a decision at an instant: the plan's, then the tenant's own, then the
+// overrides still active, a later rule replacing an earlier one of the same name;
+// compile its result with Sets. CheckPlan is the write-time check of the merge.
+//
 // Time zones: the tenant's zone governs all its calendar rules. A change of zone takes
 // effect at the first window boundary of the new zone at or after the end of the
 // current window (see limiter.Zone); ApplyUpdate records each change in the tenant's

@@ -49,6 +49,10 @@ const (
 // defaults (time zone UTC, fail mode closed, status active, rule names); Decode returns
 // tenants already normalized and validated.
 //
+// Plan names the tenant's Plan, whose rules and routes its own add to and replace by
+// name; Overrides are temporary changes of its rules that end by themselves (see
+// Effective for the merge). A tenant on a plan may have no rules of its own.
+//
 // Version, Generation, CreationID and ZoneChanges are server-managed. Version counts
 // the stored revisions (1 on creation) and is the admin API's ETag. Generation is part
 // of every counter key: Reset bumps it, so a reset starts every counter afresh without
@@ -70,6 +74,8 @@ type Tenant struct {
 	Generation  int64             `json:"generation"`
 	CreationID  string            `json:"creation_id,omitempty"`
 	ZoneChanges []ZoneChange      `json:"zone_changes,omitempty"`
+	Plan        string            `json:"plan,omitempty"`
+	Overrides   []Override        `json:"overrides,omitempty"`
 }
 
 // Normalized returns a copy of t with its defaults filled in: the time zone, fail mode
@@ -100,6 +106,7 @@ func (t Tenant) Normalized() Tenant {
 	if len(t.ZoneChanges) == 0 {
 		t.ZoneChanges = nil
 	}
+	t.Overrides = normalizeOverrides(t.Overrides)
 	return t
 }
 
@@ -116,17 +123,23 @@ func normalizeRules(rules []limiter.Rule, scope limiter.Scope) {
 // Clone returns a deep copy of t: changing the copy's slices or maps leaves t as it was.
 func (t Tenant) Clone() Tenant {
 	t.Rules = slices.Clone(t.Rules)
-	if t.Routes != nil {
-		routes := make([]Route, len(t.Routes))
-		for i, r := range t.Routes {
-			r.Rules = slices.Clone(r.Rules)
-			routes[i] = r
-		}
-		t.Routes = routes
-	}
+	t.Routes = cloneEach(t.Routes, func(r Route) Route { r.Rules = slices.Clone(r.Rules); return r })
 	t.Metadata = maps.Clone(t.Metadata)
 	t.ZoneChanges = slices.Clone(t.ZoneChanges)
+	t.Overrides = cloneEach(t.Overrides, func(o Override) Override { o.Rules = slices.Clone(o.Rules); return o })
 	return t
+}
+
+// cloneEach returns a copy of xs with each item copied by clone; nil stays nil.
+func cloneEach[T any](xs []T, clone func(T) T) []T {
+	if xs == nil {
+		return nil
+	}
+	out := make([]T, len(xs))
+	for i, x := range xs {
+		out[i] = clone(x)
+	}
+	return out
 }
 
 // Active reports whether the tenant's keys are accepted.

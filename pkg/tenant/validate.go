@@ -16,11 +16,13 @@ import (
 // Validate checks t against the contract and its bounds and returns the first problem
 // as a *limiter.FieldError whose Field is a path such as "routes[1].rules[0].limit".
 // Fields left empty that have defaults (timezone, fail_mode, status, rule names) are
-// valid: Normalized fills them in.
+// valid: Normalized fills them in. A tenant that names a plan may have no rules; that
+// the plan exists, and that its rules merge with the tenant's, is CheckPlan's check.
 func (t Tenant) Validate() error {
 	checks := []func() error{
 		t.validateID, t.validateRules, t.validateTimezone, t.validateModes,
 		t.validateRoutes, t.validateMetadata, t.validateCounters, t.validateZoneChanges,
+		t.validatePlan, t.validateOverrides,
 	}
 	for _, check := range checks {
 		if err := check(); err != nil {
@@ -42,6 +44,9 @@ func (t Tenant) validateID() error {
 }
 
 func (t Tenant) validateRules() error {
+	if t.Plan != "" && len(t.Rules) == 0 {
+		return nil // the plan's rules apply
+	}
 	_, err := limiter.NewSet(t.Rules, nil)
 	return err // NewSet's paths already start with "rules"
 }

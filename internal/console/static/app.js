@@ -110,13 +110,51 @@ async function refreshTenant() {
   state.tenant = t.body;
   $("tenant-title").textContent = "Tenant " + id;
   $("tenant-meta").textContent = `time zone ${t.body.timezone} · fail mode ${t.body.fail_mode} · status ${t.body.status} · version ${t.body.version} · generation ${t.body.generation}`;
+  const plan = t.body.plan ? await api("GET", "/plans/" + encodeURIComponent(t.body.plan)) : null;
+  renderPlan(t.body, plan);
   $("tenant-body").hidden = false;
   const active = keys.status === 200 ? keys.body.keys : [];
   renderKeys(active);
-  const sections = usageSections(t.body, active.filter((k) => !k.revoked));
+  const sections = usageSections(effective(t.body, plan && plan.status === 200 ? plan.body : null), active.filter((k) => !k.revoked));
   const answers = await Promise.all(sections.map((s) => s.query === null ? null : api("GET", `/tenants/${id}/usage${s.query}`)));
   renderUsage(sections.map((s, i) => Object.assign(s, { answer: answers[i] })));
   if (traffic.status === 200) renderTraffic(traffic.body);
+}
+
+// activeOverrides are the tenant's overrides that apply now: until is after now.
+function activeOverrides(t) {
+  const now = Date.now();
+  return (t.overrides || []).filter((o) => Date.parse(o.until) > now);
+}
+
+// mergeByName returns base with each item of over replacing base's item of the same
+// name, and over's others appended, as the authorizer merges rules and routes.
+function mergeByName(base, over, name) {
+  const out = (base || []).slice();
+  for (const x of over || []) {
+    const i = out.findIndex((y) => name(y) === name(x));
+    if (i >= 0) out[i] = x; else out.push(x);
+  }
+  return out;
+}
+
+// effective is the tenant as the authorizer limits it now: its plan's rules and
+// routes, then its own, then its active overrides' rules (tenant.Tenant.Effective).
+function effective(t, plan) {
+  const ruleName = (r) => r.name, routeName = (r) => r.method + " " + r.resource;
+  let rules = mergeByName(plan ? plan.rules : [], t.rules, ruleName);
+  for (const o of activeOverrides(t)) rules = mergeByName(rules, o.rules, ruleName);
+  return Object.assign({}, t, { rules, routes: mergeByName(plan ? plan.routes : [], t.routes, routeName) });
+}
+
+// renderPlan shows the tenant's plan (its version and rules) and its active overrides.
+function renderPlan(t, plan) {
+  const rule = (r) => `${r.name} ${r.limit}/${r.period}`;
+  if (!t.plan) $("tenant-plan").textContent = "no plan";
+  else if (plan.status !== 200) $("tenant-plan").textContent = `plan ${t.plan}: ${plan.status} ${plan.body && plan.body.detail}`;
+  else $("tenant-plan").textContent = `plan ${t.plan} (version ${plan.body.version}): ${plan.body.rules.map(rule).join(", ")}`;
+  $("tenant-overrides").replaceChildren(...activeOverrides(t).map((o) =>
+    el("li", { "data-until": o.until }, `override until ${inZone(o.until, t.timezone)}: ${o.rules.map(rule).join(", ")}`)));
 }
 
 // scopesOf lists the scopes of a tenant's rules, tenant-wide and on its routes.

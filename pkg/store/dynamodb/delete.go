@@ -18,6 +18,7 @@ import (
 type keyState struct {
 	version, keyrev int64
 	keys            map[string]string // key id -> record JSON
+	plan            string            // the plan the tenant names, "" for none
 }
 
 // readKeys reads the tenant's version, keyrev and keys with strong consistency.
@@ -27,8 +28,8 @@ func (s *Tenants) readKeys(ctx context.Context, id string) (keyState, error) {
 	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: s.table, Key: tenantKey(id), ConsistentRead: aws.Bool(true),
-		ProjectionExpression:     aws.String("#ver, #kr, #keys"),
-		ExpressionAttributeNames: map[string]string{"#ver": attrVersion, "#kr": attrKeyRev, "#keys": attrKeys},
+		ProjectionExpression:     aws.String("#ver, #kr, #keys, #plan"),
+		ExpressionAttributeNames: map[string]string{"#ver": attrVersion, "#kr": attrKeyRev, "#keys": attrKeys, "#plan": attrPlan},
 	})
 	if err != nil {
 		return keyState{}, fmt.Errorf("tenantstore/dynamodb: read keys of %s: %w", id, err)
@@ -47,6 +48,9 @@ func decodeKeyState(item map[string]types.AttributeValue) (keyState, error) {
 	}
 	if st.keyrev, err = numberAttr(item, attrKeyRev); err != nil {
 		return keyState{}, err
+	}
+	if plan, ok := item[attrPlan].(*types.AttributeValueMemberS); ok {
+		st.plan = plan.Value
 	}
 	m, ok := item[attrKeys].(*types.AttributeValueMemberM)
 	if !ok {
@@ -103,12 +107,13 @@ func (s *Tenants) Delete(ctx context.Context, id string, ifVersion int64) error 
 }
 
 func (s *Tenants) deleteItems(id string, st keyState) ([]types.TransactWriteItem, error) {
+	cond, names, values := tenantCondition(st.version, st.plan)
+	names["#kr"], values[":kr"] = attrKeyRev, numValue(st.keyrev)
 	items := []types.TransactWriteItem{{Delete: &types.Delete{
-		TableName: s.table, Key: tenantKey(id),
-		ConditionExpression:       aws.String("#ver = :if AND #kr = :kr"),
-		ExpressionAttributeNames:  map[string]string{"#ver": attrVersion, "#kr": attrKeyRev},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":if": numValue(st.version), ":kr": numValue(st.keyrev)},
+		TableName: s.table, Key: tenantKey(id), ConditionExpression: aws.String(cond + " AND #kr = :kr"),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}}}
+	items = append(items, s.planMoves(st.plan, "")...)
 	for _, doc := range st.keys {
 		rec, err := store.DecodeRecord(doc)
 		if err != nil {

@@ -164,21 +164,34 @@
 //
 // # Tenants
 //
-// Tenants, the store.Tenants, writes conditionally on the tenant's version.
+// Tenants, the store.Tenants and store.Plans, writes conditionally on the tenant's
+// (or plan's) version.
 //
-// One table with a string partition key "pk" (CreateTable makes it) holds two kinds of
-// items:
+// One table with a string partition key "pk" (CreateTable makes it) holds three kinds
+// of items:
 //
 //	pk = "tenant#<id>"   doc (S): the tenant JSON; version (N): the condition of every
 //	                     write; keys (M): key id -> key record JSON, the tenant's keys;
-//	                     keyrev (N): bumped when a key is added or deleted
+//	                     keyrev (N): bumped when a key is added or deleted; plan (S):
+//	                     the plan it names, absent for none
 //	pk = "key#<sha256>"  doc (S): the key record JSON; tenant (S): its tenant id
+//	pk = "plan#<id>"     doc (S): the plan JSON; version (N); users (N): how many
+//	                     tenants name it
 //
-// Key writes and Delete are transactions that the client's SDK retries as it retries
-// every call (its default: throttles, 5xx, lost replies); their ClientRequestToken
-// makes a retry apply once (TestTransactionRetriedOnce). Replace is one UpdateItem
-// conditioned on version, with ALL_OLD returned on failure to tell a missing tenant
-// from a stale version without a read. Key writes are transactions (TransactWriteItems)
+// A tenant write that joins a plan is a transaction with an ADD of 1 to the plan's
+// users conditioned on the plan existing (a missing plan is tenant.UnknownPlan), and
+// one that leaves it adds -1, conditioned on the plan the tenant was read on; DeletePlan
+// is one DeleteItem conditioned on version and users = 0, so no tenant can come to name
+// a deleted plan. Replace reads the tenant's plan first, then writes in a transaction
+// conditioned on its version and that plan. A refused DeletePlan names a tenant found
+// by a Scan on plan, which may find none when the tenants are leaving the plan.
+//
+// Key writes, Replace, a Create on a plan and Delete are transactions that the
+// client's SDK retries as it retries every call (its default: throttles, 5xx, lost
+// replies); their ClientRequestToken makes a retry apply once
+// (TestTransactionRetriedOnce). ReplacePlan is one UpdateItem
+// conditioned on version, with ALL_OLD returned on failure to tell a missing plan from
+// a stale version without a read. Key writes are transactions (TransactWriteItems)
 // over the key item and its tenant item, so the tenant's list and the lookup items
 // never disagree; Delete removes the tenant and all its key items in one transaction
 // conditioned on version and keyrev, so a key added meanwhile cannot outlive it.

@@ -22,6 +22,7 @@ type TenantsAPI interface {
 	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
@@ -46,7 +47,7 @@ const maxTenantAttempts = 10
 // other writes to the same tenant. Nothing was changed; the call may be retried.
 var ErrBusy = errors.New("tenantstore/dynamodb: the tenant's keys kept changing; nothing was written")
 
-// Tenants is the store.Tenants over one DynamoDB table. Create it with New. It is
+// Tenants is the store.Tenants and store.Plans over one DynamoDB table. Create it with New. It is
 // safe for concurrent use.
 type Tenants struct {
 	db    TenantsAPI
@@ -72,25 +73,36 @@ func numValue(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
-// Create stores a new tenant with version 1.
+// Create stores a new tenant with version 1: one conditional PutItem, in one
+// transaction with the join of its plan when it names one.
 func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, error) {
 	t, doc, err := store.EncodeTenant(store.PrepareCreate(t))
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: s.table,
-		Item: map[string]types.AttributeValue{
-			attrPK: str(tenantPrefix + t.ID), attrDoc: str(string(doc)), attrVersion: numValue(1),
-			attrKeyRev: numValue(0), attrKeys: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
-		},
+	item := map[string]types.AttributeValue{
+		attrPK: str(tenantPrefix + t.ID), attrDoc: str(string(doc)), attrVersion: numValue(1),
+		attrKeyRev: numValue(0), attrKeys: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
+	}
+	put := &types.Put{TableName: s.table, Item: item,
 		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
-	})
-	if isConditionFailed(err) {
-		return tenant.Tenant{}, store.ErrExists
 	}
-	if err != nil {
+	if t.Plan == "" {
+		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: item,
+			ConditionExpression: put.ConditionExpression, ExpressionAttributeNames: put.ExpressionAttributeNames})
+	} else {
+		item[attrPlan] = str(t.Plan)
+		items := append([]types.TransactWriteItem{{Put: put}}, s.planMoves("", t.Plan)...)
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	}
+	codes, _ := cancelCodes(err)
+	switch {
+	case isConditionFailed(err) || len(codes) > 0 && codes[0] == "ConditionalCheckFailed":
+		return tenant.Tenant{}, store.ErrExists
+	case joinFailed(codes, t.Plan):
+		return tenant.Tenant{}, tenant.UnknownPlan(t.Plan)
+	case err != nil:
 		return tenant.Tenant{}, fmt.Errorf("tenantstore/dynamodb: create %s: %w", t.ID, err)
 	}
 	return t, nil
@@ -101,63 +113,141 @@ func (s *Tenants) Get(ctx context.Context, id string) (tenant.Tenant, error) {
 	if !tenant.ValidID(id) {
 		return tenant.Tenant{}, store.ErrNotFound
 	}
+	item, err := s.getDoc(ctx, tenantKey(id), "get "+id)
+	if err != nil {
+		return tenant.Tenant{}, err
+	}
+	return decodeTenant(item)
+}
+
+// getDoc reads the doc and version of the item key with strong consistency:
+// ErrNotFound when there is none; what names the read in errors.
+func (s *Tenants) getDoc(ctx context.Context, key map[string]types.AttributeValue, what string) (map[string]types.AttributeValue, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: s.table, Key: tenantKey(id), ConsistentRead: aws.Bool(true),
+		TableName: s.table, Key: key, ConsistentRead: aws.Bool(true),
 		ProjectionExpression:     aws.String("#doc, #ver"),
 		ExpressionAttributeNames: map[string]string{"#doc": attrDoc, "#ver": attrVersion},
 	})
 	if err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/dynamodb: get %s: %w", id, err)
+		return nil, fmt.Errorf("tenantstore/dynamodb: %s: %w", what, err)
 	}
 	if len(out.Item) == 0 {
-		return tenant.Tenant{}, store.ErrNotFound
+		return nil, store.ErrNotFound
 	}
-	return decodeTenant(out.Item)
+	return out.Item, nil
 }
 
 // decodeTenant reads a tenant item's doc and version.
 func decodeTenant(item map[string]types.AttributeValue) (tenant.Tenant, error) {
+	return decodeItem[tenant.Tenant](item, "tenant", func(t *tenant.Tenant, v int64) { t.Version = v })
+}
+
+// decodeItem reads the doc and version of an item of kind what (tenant or plan).
+func decodeItem[T any](item map[string]types.AttributeValue, what string, setVersion func(*T, int64)) (T, error) {
+	var v, zero T
 	doc, okDoc := item[attrDoc].(*types.AttributeValueMemberS)
 	ver, okVer := item[attrVersion].(*types.AttributeValueMemberN)
 	if !okDoc || !okVer {
-		return tenant.Tenant{}, errors.New("tenantstore/dynamodb: a tenant item lacks doc or version")
+		return zero, fmt.Errorf("tenantstore/dynamodb: a %s item lacks doc or version", what)
 	}
-	var t tenant.Tenant
-	if err := json.Unmarshal([]byte(doc.Value), &t); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/dynamodb: stored tenant: %w", err)
+	if err := json.Unmarshal([]byte(doc.Value), &v); err != nil {
+		return zero, fmt.Errorf("tenantstore/dynamodb: stored %s: %w", what, err)
 	}
-	v, err := strconv.ParseInt(ver.Value, 10, 64)
+	n, err := strconv.ParseInt(ver.Value, 10, 64)
 	if err != nil {
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/dynamodb: stored version %q: %w", ver.Value, err)
+		return zero, fmt.Errorf("tenantstore/dynamodb: stored version %q: %w", ver.Value, err)
 	}
-	t.Version = v
-	return t, nil
+	setVersion(&v, n)
+	return v, nil
 }
 
-// Replace stores t when the stored version is ifVersion: one conditional UpdateItem.
+// errRetry means the tenant's plan changed since it was read: read it again.
+var errRetry = errors.New("tenantstore/dynamodb: the tenant changed since it was read")
+
+// Replace stores t when the stored version is ifVersion: it reads the plan the tenant
+// is on, then writes conditioned on the version and that plan, in one transaction
+// with the plans' users when t changes plan.
 func (s *Tenants) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
 	t, doc, err := store.EncodeTenant(store.PrepareReplace(t, ifVersion))
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: s.table, Key: tenantKey(t.ID),
+	for range maxTenantAttempts {
+		st, err := s.readKeys(ctx, t.ID)
+		switch {
+		case err != nil:
+			return tenant.Tenant{}, err
+		case st.version != ifVersion:
+			return tenant.Tenant{}, store.ErrVersionConflict
+		}
+		err = s.replaceOn(ctx, t, string(doc), ifVersion, st.plan)
+		if err == nil {
+			return t, nil
+		}
+		if err != errRetry {
+			return tenant.Tenant{}, err
+		}
+	}
+	return tenant.Tenant{}, ErrBusy
+}
+
+// replaceOn writes t, conditioned on the stored version ifVersion and plan from.
+func (s *Tenants) replaceOn(ctx context.Context, t tenant.Tenant, doc string, ifVersion int64, from string) error {
+	cond, names, values := tenantCondition(ifVersion, from)
+	names["#doc"] = attrDoc
+	values[":doc"], values[":new"] = str(doc), numValue(t.Version)
+	update := "SET #doc = :doc, #ver = :new REMOVE #plan"
+	if t.Plan != "" {
+		update, values[":plan"] = "SET #doc = :doc, #ver = :new, #plan = :plan", str(t.Plan)
+	}
+	u := &types.Update{TableName: s.table, Key: tenantKey(t.ID), UpdateExpression: aws.String(update),
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values}
+	items := append([]types.TransactWriteItem{{Update: u}}, s.planMoves(from, t.Plan)...)
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	codes, canceled := cancelCodes(err)
+	switch {
+	case joinFailed(codes, t.Plan) && from != t.Plan:
+		return tenant.UnknownPlan(t.Plan)
+	case canceled:
+		return errRetry // the tenant changed, or a transaction conflicted: read again
+	case err != nil:
+		return fmt.Errorf("tenantstore/dynamodb: replace %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// tenantCondition is the condition of a write of a tenant read at version on plan
+// ("" for none), with its names and values.
+func tenantCondition(version int64, plan string) (string, map[string]string, map[string]types.AttributeValue) {
+	names := map[string]string{"#ver": attrVersion, "#plan": attrPlan}
+	values := map[string]types.AttributeValue{":if": numValue(version)}
+	if plan == "" {
+		return "#ver = :if AND attribute_not_exists(#plan)", names, values
+	}
+	values[":from"] = str(plan)
+	return "#ver = :if AND #plan = :from", names, values
+}
+
+// replaceDoc sets the doc and version of the item key when its version is ifVersion:
+// one conditional UpdateItem; ErrNotFound or ErrVersionConflict when the condition
+// fails.
+func (s *Tenants) replaceDoc(ctx context.Context, key map[string]types.AttributeValue, doc string, ifVersion, version int64) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: s.table, Key: key,
 		UpdateExpression:                    aws.String("SET #doc = :doc, #ver = :new"),
 		ConditionExpression:                 aws.String("#ver = :if"),
 		ExpressionAttributeNames:            map[string]string{"#doc": attrDoc, "#ver": attrVersion},
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":doc": str(string(doc)), ":new": numValue(t.Version), ":if": numValue(ifVersion)},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":doc": str(doc), ":new": numValue(version), ":if": numValue(ifVersion)},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &ccf) && len(ccf.Item) == 0:
-		return tenant.Tenant{}, store.ErrNotFound
+		return store.ErrNotFound
 	case errors.As(err, &ccf):
-		return tenant.Tenant{}, store.ErrVersionConflict
-	case err != nil:
-		return tenant.Tenant{}, fmt.Errorf("tenantstore/dynamodb: replace %s: %w", t.ID, err)
+		return store.ErrVersionConflict
 	}
-	return t, nil
+	return err
 }
 
 func isConditionFailed(err error) bool {

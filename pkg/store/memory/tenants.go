@@ -10,15 +10,21 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-var _ store.Tenants = (*Tenants)(nil)
+var (
+	_ store.Tenants = (*Tenants)(nil)
+	_ store.Plans   = (*Tenants)(nil)
+)
 
-// Tenants is the in-memory store.Tenants. The zero value is not usable: create it with
-// NewTenants. It is safe for concurrent use.
+// Tenants is the in-memory store.Tenants and store.Plans. The zero value is not usable:
+// create it with NewTenants. It is safe for concurrent use: one lock guards tenants and
+// plans, so a tenant's plan is checked and a plan's users counted under the write they
+// guard.
 type Tenants struct {
 	mu      sync.RWMutex
 	tenants map[string]*tenantEntry
 	ids     []string                 // the tenant ids, sorted
 	byHash  map[string]apikey.Record // every key record, by hash
+	plans   plans
 }
 
 // tenantEntry is one tenant and the hashes of its keys by key id.
@@ -29,7 +35,7 @@ type tenantEntry struct {
 
 // NewTenants returns an empty Tenants.
 func NewTenants() *Tenants {
-	return &Tenants{tenants: map[string]*tenantEntry{}, byHash: map[string]apikey.Record{}}
+	return &Tenants{tenants: map[string]*tenantEntry{}, byHash: map[string]apikey.Record{}, plans: newPlans()}
 }
 
 // Create stores a new tenant with version 1.
@@ -42,6 +48,9 @@ func (s *Tenants) Create(_ context.Context, t tenant.Tenant) (tenant.Tenant, err
 	defer s.mu.Unlock()
 	if s.tenants[t.ID] != nil {
 		return tenant.Tenant{}, store.ErrExists
+	}
+	if err := s.plans.use(t.ID, "", t.Plan); err != nil {
+		return tenant.Tenant{}, err
 	}
 	s.tenants[t.ID] = &tenantEntry{t: t.Clone(), keys: map[string]string{}}
 	i, _ := slices.BinarySearch(s.ids, t.ID)
@@ -75,6 +84,9 @@ func (s *Tenants) Replace(_ context.Context, t tenant.Tenant, ifVersion int64) (
 	case e.t.Version != ifVersion:
 		return tenant.Tenant{}, store.ErrVersionConflict
 	}
+	if err := s.plans.use(t.ID, e.t.Plan, t.Plan); err != nil {
+		return tenant.Tenant{}, err
+	}
 	e.t = t.Clone()
 	return t, nil
 }
@@ -93,6 +105,7 @@ func (s *Tenants) Delete(_ context.Context, id string, ifVersion int64) error {
 	for _, hash := range e.keys {
 		delete(s.byHash, hash)
 	}
+	s.plans.use(id, e.t.Plan, "") // leaving a plan cannot fail
 	delete(s.tenants, id)
 	if i, ok := slices.BinarySearch(s.ids, id); ok {
 		s.ids = slices.Delete(s.ids, i, i+1)
@@ -102,24 +115,15 @@ func (s *Tenants) Delete(_ context.Context, id string, ifVersion int64) error {
 
 // List returns tenants in order of id.
 func (s *Tenants) List(_ context.Context, limit int, pageToken string) ([]tenant.Tenant, string, error) {
-	after, err := store.ParsePageToken(pageToken)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ids, next, err := page(s.ids, limit, pageToken)
 	if err != nil {
 		return nil, "", err
 	}
-	limit = store.ListLimit(limit)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	i := 0
-	if after != "" {
-		i, _ = slices.BinarySearch(s.ids, after+"\x00") // the first id after it
-	}
-	out := make([]tenant.Tenant, 0, min(limit, len(s.ids)-i))
-	for ; i < len(s.ids) && len(out) < limit; i++ {
-		out = append(out, s.tenants[s.ids[i]].t.Clone())
-	}
-	next := ""
-	if i < len(s.ids) {
-		next = store.PageToken(out[len(out)-1].ID)
+	out := make([]tenant.Tenant, len(ids))
+	for i, id := range ids {
+		out[i] = s.tenants[id].t.Clone()
 	}
 	return out, next, nil
 }

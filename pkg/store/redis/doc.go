@@ -32,10 +32,13 @@
 // A key that is not a counter key is its own tag. The tenants live under a prefix
 // (default "el:t:"), which is their tag:
 //
-//	{el:t:}tenant:<id>   hash: doc, version, keyrev
-//	{el:t:}keys:<id>     hash: key id -> key record JSON
-//	{el:t:}key:<sha256>  string: the key record JSON, for lookups by hash
-//	{el:t:}ids           sorted set of tenant ids, for List by id
+//	{el:t:}tenant:<id>     hash: doc, version, keyrev, plan (the plan it names, checked by the scripts)
+//	{el:t:}keys:<id>       hash: key id -> key record JSON
+//	{el:t:}key:<sha256>    string: the key record JSON, for lookups by hash
+//	{el:t:}ids             sorted set of tenant ids, for List by id
+//	{el:t:}plan:<id>       hash: doc, version (a plan, store.Plans)
+//	{el:t:}plans           sorted set of plan ids, for ListPlans
+//	{el:t:}planusers:<id>  sorted set of the ids of the tenants on the plan
 //
 // so on a cluster all of them are in one slot: their scripts span a tenant, the list
 // of ids and key records found by hash alone, which only one slot can hold together.

@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"crypto/rand"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -196,7 +197,7 @@ func TestLookupRoundTrips(t *testing.T) {
 		}
 		rec.take(t)
 		got, err := ts.LookupKey(t.Context(), k.Hash())
-		if err != nil || got != want {
+		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("LookupKey = %+v, %v", got, err)
 		}
 		if sent := rec.take(t); !slices.Equal(sent, []string{"GET"}) {

@@ -43,6 +43,10 @@ func RunTenants(t *testing.T, cfg TenantsConfig) {
 		{"TooManyKeys", testTooManyKeys},
 		{"ConcurrentKeys", testConcurrentKeys},
 		{"DeleteRacingPutKey", testDeleteRacingPutKey},
+		{"PlanVersions", testPlanVersions},
+		{"ListPlans", testListPlans},
+		{"PlanReferences", testPlanReferences},
+		{"DeletePlanRacingCreate", testDeletePlanRacingCreate},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, cfg) })

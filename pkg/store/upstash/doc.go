@@ -25,6 +25,14 @@
 //	PREFIX keys:<id>     hash: key id -> key record JSON, the tenant's keys
 //	PREFIX key:<sha256>  string: the key record JSON, for lookups by hash
 //	PREFIX ids           sorted set of tenant ids, all scores 0, for List by id
+//	PREFIX plan:<id>     hash: doc (the plan JSON), version: the store.Plans
+//	PREFIX plans         sorted set of plan ids, for ListPlans
+//	PREFIX planusers:<id> sorted set of the ids of the tenants on the plan
+//
+// The tenant hash's field plan names the tenant's plan. The scripts that write a tenant
+// check that its plan exists and keep the plans' users, and the one that deletes a
+// plan refuses it while it has users, each in one script: no tenant can come to name a
+// plan that is gone.
 //
 // Reads are plain commands: LookupKey a GET of the record, Get an HMGET of the tenant.
 // There is no one call for both: one script reading both could not

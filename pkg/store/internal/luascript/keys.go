@@ -25,8 +25,9 @@ func (s *Tenants) readKeys(ctx context.Context, id string) (KeyState, error) {
 	return st, nil
 }
 
-// Delete removes the tenant and its keys in one script, conditioned on the version
-// and on the keyrev read with the keys.
+// Delete removes the tenant and its keys in one script, conditioned on the version,
+// on the keyrev read with the keys and on the plan read with the tenant, which the
+// tenant leaves.
 func (s *Tenants) Delete(ctx context.Context, id string, ifVersion int64) error {
 	for range maxAttempts {
 		st, err := s.readKeys(ctx, id)
@@ -36,11 +37,15 @@ func (s *Tenants) Delete(ctx context.Context, id string, ifVersion int64) error 
 		if st.Version != strconv.FormatInt(ifVersion, 10) {
 			return store.ErrVersionConflict
 		}
-		keys, err := s.l.DeleteKeys(id, st.Keys)
+		t, err := s.Get(ctx, id)
 		if err != nil {
 			return err
 		}
-		if err := s.run(ctx, deleteScript, keys, st.Version, st.Keyrev, id); err != ErrRetry {
+		keys, err := s.l.DeleteKeys(id, t.Plan, st.Keys)
+		if err != nil {
+			return err
+		}
+		if err := s.run(ctx, deleteScript, keys, st.Version, st.Keyrev, id, t.Plan); err != ErrRetry {
 			return s.maybeFail("delete "+id, err)
 		}
 	}

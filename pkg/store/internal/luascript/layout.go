@@ -32,10 +32,19 @@ func (l Layout) Record(hash string) string { return l.Prefix + "key:" + hash }
 // IDs is the sorted set of tenant ids.
 func (l Layout) IDs() string { return l.Prefix + "ids" }
 
-// DeleteKeys returns the KEYS of delete.lua for tenant id, whose key records (key id
-// -> JSON) are recs.
-func (l Layout) DeleteKeys(id string, recs map[string]string) ([]string, error) {
-	keys := []string{l.Tenant(id), l.IDs(), l.Keys(id)}
+// Plan is the plan's hash: doc, version.
+func (l Layout) Plan(id string) string { return l.Prefix + "plan:" + id }
+
+// PlanIDs is the sorted set of plan ids.
+func (l Layout) PlanIDs() string { return l.Prefix + "plans" }
+
+// PlanUsers is the sorted set of the ids of the tenants that name plan id.
+func (l Layout) PlanUsers(id string) string { return l.Prefix + "planusers:" + id }
+
+// DeleteKeys returns the KEYS of delete.lua for tenant id on plan ("" for none), whose
+// key records (key id -> JSON) are recs.
+func (l Layout) DeleteKeys(id, plan string, recs map[string]string) ([]string, error) {
+	keys := []string{l.Tenant(id), l.IDs(), l.PlanUsers(plan), l.Keys(id)}
 	for _, doc := range recs {
 		rec, err := store.DecodeRecord(doc)
 		if err != nil {
@@ -54,32 +63,59 @@ func (l Layout) KeyKeys(id, hash string) []string {
 
 // DecodeTenant reads a tenant stored as doc (its JSON) and version (decimal).
 func DecodeTenant(doc, version string) (tenant.Tenant, error) {
-	var t tenant.Tenant
-	if err := json.Unmarshal([]byte(doc), &t); err != nil {
-		return tenant.Tenant{}, fmt.Errorf("stored tenant of %d bytes: %w", len(doc), redact.JSON(err))
+	t, v, err := decodeDoc[tenant.Tenant]("tenant", doc, version)
+	t.Version = v
+	return t, err
+}
+
+// DecodePlan reads a plan stored as doc (its JSON) and version (decimal).
+func DecodePlan(doc, version string) (tenant.Plan, error) {
+	p, v, err := decodeDoc[tenant.Plan]("plan", doc, version)
+	p.Version = v
+	return p, err
+}
+
+// decodeDoc reads a what (tenant or plan) stored as doc and version; its errors quote
+// no stored byte.
+func decodeDoc[T any](what, doc, version string) (T, int64, error) {
+	var v, zero T
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		return zero, 0, fmt.Errorf("stored %s of %d bytes: %w", what, len(doc), redact.JSON(err))
 	}
-	var err error
-	if t.Version, err = strconv.ParseInt(version, 10, 64); err != nil {
-		return tenant.Tenant{}, redact.Wrap(fmt.Sprintf("stored version of %d bytes is not an int64", len(version)), err)
+	n, err := strconv.ParseInt(version, 10, 64)
+	if err != nil {
+		return zero, 0, redact.Wrap(fmt.Sprintf("stored version of %d bytes is not an int64", len(version)), err)
 	}
-	return t, nil
+	return v, n, nil
 }
 
 // ErrMalformedReply reports a script's answer that it never gives: of the wrong
 // length, or with impossible values. Nothing is written on the strength of such a reply.
 var ErrMalformedReply = errors.New("malformed script reply")
 
-// ErrRetry is what the answer -3 of delete.lua and changekey.lua means: the tenant's
-// keys changed since the caller read them; the caller reads them again and retries.
-var ErrRetry = errors.New("the tenant's keys changed since they were read")
+// ErrRetry is what the answer -3 of delete.lua, replace.lua and changekey.lua means:
+// the tenant's keys or plan changed since the caller read them; the caller reads them
+// again and retries.
+var ErrRetry = errors.New("the tenant's keys or plan changed since they were read")
+
+// errUnknownPlan is what the answer -4 of create.lua and replace.lua means: the plan
+// the tenant names does not exist (the caller answers tenant.UnknownPlan).
+var errUnknownPlan = errors.New("the tenant's plan does not exist")
+
+// errPlanInUse is what the answer -5 of deleteplan.lua means: a tenant names the plan
+// (the caller names one in a store.PlanInUseError).
+var errPlanInUse = errors.New("a tenant names the plan")
 
 // answers are what each script's answers other than 1 mean (see each .lua file).
 var answers = map[*Script]map[int64]error{
-	createScript:    {0: store.ErrExists},
-	replaceScript:   {-1: store.ErrNotFound, -2: store.ErrVersionConflict},
-	deleteScript:    {-1: store.ErrNotFound, -2: store.ErrVersionConflict, -3: ErrRetry},
-	putKeyScript:    {-1: store.ErrNotFound, -2: store.ErrExists, -3: store.ErrTooManyKeys},
-	changeKeyScript: {-1: store.ErrNotFound, -3: ErrRetry},
+	createScript:      {0: store.ErrExists, -4: errUnknownPlan},
+	replaceScript:     {-1: store.ErrNotFound, -2: store.ErrVersionConflict, -3: ErrRetry, -4: errUnknownPlan},
+	deleteScript:      {-1: store.ErrNotFound, -2: store.ErrVersionConflict, -3: ErrRetry},
+	createPlanScript:  {0: store.ErrExists},
+	replacePlanScript: {-1: store.ErrNotFound, -2: store.ErrVersionConflict},
+	deletePlanScript:  {-1: store.ErrNotFound, -2: store.ErrVersionConflict, -5: errPlanInUse},
+	putKeyScript:      {-1: store.ErrNotFound, -2: store.ErrExists, -3: store.ErrTooManyKeys},
+	changeKeyScript:   {-1: store.ErrNotFound, -3: ErrRetry},
 }
 
 // Outcome returns the error that script's answer means: nil for 1 (done), ErrRetry or

@@ -10,6 +10,17 @@ import (
 // List returns tenants in order of id: ZRANGE BYLEX over the ids, then the tenants in
 // one round trip (a pipeline of HMGETs). A tenant deleted between the two is left out.
 func (s *Tenants) List(ctx context.Context, limit int, pageToken string) ([]tenant.Tenant, string, error) {
+	ids, next, err := s.page(ctx, s.l.IDs(), limit, pageToken)
+	if err != nil {
+		return nil, "", err
+	}
+	out, err := fetch(s, ctx, ids, s.l.Tenant, DecodeTenant)
+	return out, next, err
+}
+
+// page returns the ids of the page that limit and pageToken ask for among the sorted
+// set idsKey, and the next page's token, as store.Tenants.List defines them.
+func (s *Tenants) page(ctx context.Context, idsKey string, limit int, pageToken string) ([]string, string, error) {
 	after, err := store.ParsePageToken(pageToken)
 	if err != nil {
 		return nil, "", err
@@ -19,7 +30,7 @@ func (s *Tenants) List(ctx context.Context, limit int, pageToken string) ([]tena
 	if after != "" {
 		start = "(" + after
 	}
-	ids, err := s.c.RangeByLex(ctx, s.l.IDs(), start, limit+1)
+	ids, err := s.c.RangeByLex(ctx, idsKey, start, limit+1)
 	if err != nil {
 		return nil, "", s.fail("list", err)
 	}
@@ -28,33 +39,33 @@ func (s *Tenants) List(ctx context.Context, limit int, pageToken string) ([]tena
 		ids = ids[:limit]
 		next = store.PageToken(ids[limit-1])
 	}
-	out, err := s.fetch(ctx, ids)
-	return out, next, err
+	return ids, next, nil
 }
 
-// fetch reads the tenants ids, leaving out those deleted meanwhile.
-func (s *Tenants) fetch(ctx context.Context, ids []string) ([]tenant.Tenant, error) {
+// fetch reads the hashes (doc and version) of ids, named by keyOf, in one round trip,
+// and decodes them, leaving out those deleted meanwhile.
+func fetch[T any](s *Tenants, ctx context.Context, ids []string, keyOf func(string) string, decode func(doc, version string) (T, error)) ([]T, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	keys := make([]string, len(ids))
 	for i, id := range ids {
-		keys[i] = s.l.Tenant(id)
+		keys[i] = keyOf(id)
 	}
 	stored, err := s.c.Tenants(ctx, keys)
 	if err != nil {
 		return nil, s.fail("list", err)
 	}
-	out := make([]tenant.Tenant, 0, len(ids))
+	out := make([]T, 0, len(ids))
 	for i, st := range stored {
 		if !st.Found {
 			continue
 		}
-		t, err := DecodeTenant(st.Doc, st.Version)
+		v, err := decode(st.Doc, st.Version)
 		if err != nil {
 			return nil, s.fail("list "+ids[i], err)
 		}
-		out = append(out, t)
+		out = append(out, v)
 	}
 	return out, nil
 }

@@ -11,7 +11,10 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-var _ store.Tenants = (*Tenants)(nil)
+var (
+	_ store.Tenants = (*Tenants)(nil)
+	_ store.Plans   = (*Tenants)(nil)
+)
 
 var (
 	//go:embed create.lua
@@ -24,12 +27,22 @@ var (
 	putKeySource string
 	//go:embed changekey.lua
 	changeKeySource string
+	//go:embed createplan.lua
+	createPlanSource string
+	//go:embed replaceplan.lua
+	replacePlanSource string
+	//go:embed deleteplan.lua
+	deletePlanSource string
 
 	createScript    = NewScript(createSource)
 	replaceScript   = NewScript(replaceSource)
 	deleteScript    = NewScript(deleteSource)
 	putKeyScript    = NewScript(putKeySource)
 	changeKeyScript = NewScript(changeKeySource)
+
+	createPlanScript  = NewScript(createPlanSource)
+	replacePlanScript = NewScript(replacePlanSource)
+	deletePlanScript  = NewScript(deletePlanSource)
 )
 
 // DefaultPrefix starts every key of the tenant stores of pkg/store/upstash and
@@ -44,7 +57,7 @@ const maxAttempts = 10
 // other writes to the same tenant's keys. Nothing was changed; the call may be retried.
 var ErrBusy = errors.New("store: the tenant's keys kept changing; nothing was written")
 
-// Tenants is the store.Tenants over Redis: Upstash's REST API (pkg/store/upstash), or
+// Tenants is the store.Tenants and store.Plans over Redis: Upstash's REST API (pkg/store/upstash), or
 // RESP (pkg/store/redis). It is safe for concurrent use.
 type Tenants struct {
 	c    TenantsConn
@@ -72,16 +85,26 @@ func (s *Tenants) run(ctx context.Context, script *Script, keys []string, args .
 	return Outcome(script, answer)
 }
 
-// Create stores a new tenant with version 1: create.lua.
+// Create stores a new tenant with version 1: create.lua, which checks its plan.
 func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, error) {
 	t, doc, err := store.EncodeTenant(store.PrepareCreate(t))
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	if err := s.run(ctx, createScript, []string{s.l.Tenant(t.ID), s.l.IDs()}, string(doc), t.ID); err != nil {
-		return tenant.Tenant{}, s.fail("create "+t.ID, err)
+	keys := []string{s.l.Tenant(t.ID), s.l.IDs(), s.l.Plan(t.Plan), s.l.PlanUsers(t.Plan)}
+	if err := s.run(ctx, createScript, keys, string(doc), t.ID, t.Plan); err != nil {
+		return tenant.Tenant{}, s.planFail("create "+t.ID, t.Plan, err)
 	}
 	return t, nil
+}
+
+// planFail is fail, but tenant.UnknownPlan for a script's answer that the tenant's
+// plan does not exist.
+func (s *Tenants) planFail(what, plan string, err error) error {
+	if errors.Is(err, errUnknownPlan) {
+		return tenant.UnknownPlan(plan)
+	}
+	return s.fail(what, err)
 }
 
 // Get returns the tenant: one HMGET.
@@ -103,15 +126,28 @@ func (s *Tenants) Get(ctx context.Context, id string) (tenant.Tenant, error) {
 	return t, nil
 }
 
-// Replace stores t when the stored version is ifVersion: replace.lua.
+// Replace stores t when the stored version is ifVersion: it reads the plan the tenant
+// is on, then runs replace.lua, which checks that plan is still the one stored and that
+// t's exists, and moves the tenant between the plans' users.
 func (s *Tenants) Replace(ctx context.Context, t tenant.Tenant, ifVersion int64) (tenant.Tenant, error) {
 	t, doc, err := store.EncodeTenant(store.PrepareReplace(t, ifVersion))
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	err = s.run(ctx, replaceScript, []string{s.l.Tenant(t.ID)}, strconv.FormatInt(ifVersion, 10), strconv.FormatInt(t.Version, 10), string(doc))
-	if err != nil {
-		return tenant.Tenant{}, s.fail("replace "+t.ID, err)
+	for range maxAttempts {
+		old, err := s.Get(ctx, t.ID)
+		if err != nil {
+			return tenant.Tenant{}, err
+		}
+		keys := []string{s.l.Tenant(t.ID), s.l.Plan(t.Plan), s.l.PlanUsers(t.Plan), s.l.PlanUsers(old.Plan)}
+		err = s.run(ctx, replaceScript, keys, strconv.FormatInt(ifVersion, 10), strconv.FormatInt(t.Version, 10), string(doc),
+			old.Plan, t.Plan, t.ID)
+		if err == nil {
+			return t, nil
+		}
+		if err != ErrRetry {
+			return tenant.Tenant{}, s.planFail("replace "+t.ID, t.Plan, err)
+		}
 	}
-	return t, nil
+	return tenant.Tenant{}, ErrBusy
 }
