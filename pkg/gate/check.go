@@ -23,9 +23,6 @@ type caller struct {
 func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 	now := g.now()
 	res := Result{Now: now}
-	if req.Cost == 0 {
-		req.Cost = 1
-	}
 	if req.Cost < 0 {
 		return res, &limiter.CostError{Cost: req.Cost}
 	}
@@ -35,7 +32,7 @@ func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 	if !ok {
 		return res, nil
 	}
-	if err := g.decide(ctx, req.Cost, who, &res); err != nil {
+	if err := g.decide(ctx, who.cost(req.Cost), who, &res); err != nil {
 		return res, err
 	}
 	if who.tenant.t.Shadow {
@@ -96,6 +93,18 @@ func (g *Gate) anonymousCaller(ctx context.Context, req Request, res *Result) (c
 		return caller{}, g.unauthorized(res, "missing API key and no valid source IP")
 	}
 	return caller{tenant: t, route: route, who: tenant.Caller{Addr: ip}, identity: tenant.IdentityIP(ip)}, true
+}
+
+// cost returns the cost a request of who reserves: cost when the caller set one, else
+// the route's (tenant.Route.RequestCost), 1 off any route.
+func (c caller) cost(cost int64) int64 {
+	switch {
+	case cost > 0:
+		return cost
+	case c.route != nil:
+		return c.route.Route.RequestCost()
+	}
+	return tenant.DefaultCost
 }
 
 func (g *Gate) unauthorized(res *Result, reason string) bool {

@@ -19,7 +19,9 @@ type Request struct {
 	APIKey string
 	// SourceIP is the client's address, used for anonymous routes.
 	SourceIP string
-	// Cost is the request's cost; 0 means 1.
+	// Cost is the request's cost, set only by a trusted layer (never from what the
+	// client sends); 0 means the matched route's cost (tenant.Route.Cost), 1 off any
+	// route.
 	Cost int64
 }
 
