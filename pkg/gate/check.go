@@ -32,13 +32,15 @@ func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 	if !ok {
 		return res, nil
 	}
-	if err := g.decide(ctx, who.cost(req.Cost), who, &res); err != nil {
+	cost := who.cost(req.Cost)
+	if err := g.decide(ctx, cost, who, &res); err != nil {
 		return res, err
 	}
 	if who.tenant.t.Shadow {
 		res.Shadow = true
 		res.Status = Allowed
 	}
+	g.reserve(&res, who, cost)
 	return res, nil
 }
 

@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -51,6 +53,10 @@ type Config struct {
 	// MaxEntries bounds each in-process cache (keys found, keys not found, tenants,
 	// denials), each a least-recently-used cache; 0 means 100000.
 	MaxEntries int
+	// ReservationSecret, at least MinSecretBytes long, seals the reservations of
+	// allowed requests (Result.Reservation) and opens them in Settle; nil means no
+	// reservations: Results carry none and Settle answers SettleOff.
+	ReservationSecret []byte
 }
 
 // Gate decides requests. Create it with New; it is safe for concurrent use.
@@ -64,6 +70,7 @@ type Gate struct {
 	anonymous string
 	configs   *configCache
 	denials   *denialCache
+	secret    []byte // nil: no reservations
 }
 
 // New checks cfg and returns a Gate.
@@ -80,6 +87,9 @@ func New(cfg Config) (*Gate, error) {
 	}
 	if cfg.AnonymousTenant != "" && !tenant.ValidID(cfg.AnonymousTenant) {
 		return nil, errors.New("gate: Config.AnonymousTenant is not a valid tenant id")
+	}
+	if cfg.ReservationSecret != nil && len(cfg.ReservationSecret) < MinSecretBytes {
+		return nil, fmt.Errorf("gate: Config.ReservationSecret holds %d bytes, at least %d are needed", len(cfg.ReservationSecret), MinSecretBytes)
 	}
 	cfg = withDefaults(cfg)
 	configs, err := newConfigCache(cfg.Tenants, cfg.ConfigTTL, cfg.MaxStale, cfg.MaxEntries)
@@ -100,6 +110,7 @@ func New(cfg Config) (*Gate, error) {
 		anonymous: cfg.AnonymousTenant,
 		configs:   configs,
 		denials:   denials,
+		secret:    bytes.Clone(cfg.ReservationSecret),
 	}, nil
 }
 

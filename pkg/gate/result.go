@@ -91,6 +91,9 @@ type Result struct {
 	// StoreCalls counts the counter store's Decide calls (at most one); ConfigCalls the tenant
 	// store's calls (cache misses).
 	StoreCalls, ConfigCalls int
+	// Reservation is an allowed decision's reservation, to settle with Gate.Settle once
+	// the request's real cost is known; the zero Reservation when there is none.
+	Reservation Reservation
 	// StoreLatency is the time spent in the counter store's calls.
 	StoreLatency time.Duration
 	// Reason says why, for logs: "allowed", "over limit", "unknown key", the store
