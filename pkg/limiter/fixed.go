@@ -30,7 +30,7 @@ func (c *compiled) fixedWindow(st *State, z *Zone, now int64) (start, end, count
 func (c *compiled) fixedEvaluate(st *State, z *Zone, now, cost int64, peek bool) Outcome {
 	_, end, count := c.fixedWindow(st, z, now)
 	if count+cost > c.Limit {
-		return Outcome{Remaining: c.Limit - count, Reset: end, RetryAfter: end - now}
+		return Outcome{Remaining: max(c.Limit-count, 0), Reset: end, RetryAfter: end - now} // a settled charge may leave a debt
 	}
 	o := Outcome{Allowed: true, Remaining: c.Limit - count - cost, Reset: end}
 	if peek {

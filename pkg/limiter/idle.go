@@ -55,6 +55,11 @@ func (c *compiled) idleAt(st *State) int64 {
 			return 0
 		}
 		return st.Log.At(st.Log.Len()-1).At + c.period
+	case Concurrency:
+		if st.Log.Len() == 0 {
+			return 0
+		}
+		return st.Log.At(st.Log.Len() - 1).At // the last slot's expiry
 	}
 	return ceilFrac(st.TAT, st.TATFrac)
 }

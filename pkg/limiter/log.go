@@ -33,7 +33,7 @@ func (c *compiled) logEvaluate(st *State, now, cost int64, peek bool) Outcome {
 		need -= e.Cost
 		retryAt = e.At + c.period
 	}
-	return Outcome{Remaining: c.Limit - used, Reset: c.logReset(st, at, expired), RetryAfter: retryAt - now}
+	return Outcome{Remaining: max(c.Limit-used, 0), Reset: c.logReset(st, at, expired), RetryAfter: retryAt - now}
 }
 
 // logReset is when the newest live entry expires (at when none is live).

@@ -19,6 +19,8 @@ const (
 	SlidingWindow Algorithm = "sliding_window"
 	TokenBucket   Algorithm = "token_bucket"
 	LeakyBucket   Algorithm = "leaky_bucket"
+	// Concurrency limits requests in flight: see ConcurrencyLease.
+	Concurrency Algorithm = "concurrency"
 )
 
 // Anchor says where a fixed window starts.
@@ -51,16 +53,20 @@ const (
 // Name is optional (default: the algorithm's name) and unique within a Set; it is made
 // of letters, digits, '_', '-' and '.', at most 64 bytes. Limit and Burst are JSON
 // integers from 1 to MaxLimit. Burst is for the buckets only (default Limit). Period is
-// a duration, or day/week/month for fixed_window only. Anchor "first_request" opens a
-// fixed window at the first allowed request after the previous one ended.
+// a duration, or day/week/month for fixed_window only; a concurrency rule has none and
+// a Lease instead (see DefaultLease). Anchor "first_request" opens a fixed window at
+// the first allowed request after the previous one ended.
 type Rule struct {
 	Name      string    `json:"name,omitempty"`
 	Algorithm Algorithm `json:"algorithm"`
 	Limit     int64     `json:"limit"`
-	Period    Period    `json:"period"`
+	Period    Period    `json:"period,omitzero"`
 	Burst     int64     `json:"burst,omitempty"`
 	Anchor    Anchor    `json:"anchor,omitempty"`
 	Scope     Scope     `json:"scope,omitempty"`
+	// Lease is a concurrency rule's lease (default DefaultLease): how long a slot is
+	// held by a request that is never settled.
+	Lease Period `json:"lease,omitzero"`
 }
 
 // IsBucket reports whether the rule is a token or leaky bucket.
@@ -84,6 +90,9 @@ func (r Rule) Normalized() Rule {
 	if r.IsBucket() && r.Burst == 0 {
 		r.Burst = r.Limit
 	}
+	if r.Algorithm == Concurrency && r.Lease.IsZero() {
+		r.Lease = Every(DefaultLease)
+	}
 	return r
 }
 
@@ -95,6 +104,11 @@ func (r Rule) Validate() error {
 	}
 	switch r.Algorithm {
 	case FixedWindow, SlidingLog, SlidingWindow, TokenBucket, LeakyBucket:
+		if !r.Lease.IsZero() {
+			return &FieldError{Field: "lease", Value: strconv.Quote(r.Lease.String()), Reason: "applies to concurrency only"}
+		}
+	case Concurrency:
+		return r.validateConcurrency()
 	case "":
 		return &FieldError{Field: "algorithm", Reason: "is required: one of " + algorithmList}
 	default:
@@ -115,7 +129,7 @@ func (r Rule) Validate() error {
 	return r.Scope.validate()
 }
 
-const algorithmList = "fixed_window, sliding_log, sliding_window, token_bucket, leaky_bucket"
+const algorithmList = "fixed_window, sliding_log, sliding_window, token_bucket, leaky_bucket, concurrency"
 
 func validateName(name string) error {
 	if len(name) > maxNameLen {
@@ -194,6 +208,7 @@ type ruleJSON struct {
 	Burst     *json.RawMessage `json:"burst"`
 	Anchor    *string          `json:"anchor"`
 	Scope     *string          `json:"scope"`
+	Lease     *json.RawMessage `json:"lease"`
 }
 
 // UnmarshalJSON decodes a rule strictly (unknown fields and non-integer counts are
@@ -239,6 +254,11 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 			return &FieldError{Field: "period", Value: string(*raw.Period), Reason: trimQuoted(err.Error())}
 		}
 	}
+	if raw.Lease != nil {
+		if err := out.Lease.UnmarshalJSON(*raw.Lease); err != nil {
+			return &FieldError{Field: "lease", Value: string(*raw.Lease), Reason: trimQuoted(err.Error())}
+		}
+	}
 	if err := out.Validate(); err != nil {
 		return err
 	}
@@ -273,7 +293,7 @@ func decodeCount(field string, raw *json.RawMessage) (int64, error) {
 func jsonFieldError(err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return &FieldError{Field: strings.Trim(name, "\""), Reason: "unknown field: a rule has name, algorithm, limit, period, burst, anchor, scope"}
+		return &FieldError{Field: strings.Trim(name, "\""), Reason: "unknown field: a rule has name, algorithm, limit, period, burst, anchor, scope, lease"}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {

@@ -56,9 +56,12 @@ func NewSet(rules []Rule, zone *Zone) (*Set, error) {
 		seen[r.Name] = true
 		s.rules[i] = compile(r)
 		s.leaky = s.leaky || r.Algorithm == LeakyBucket
-		if i == 0 || s.rules[i].capacity < s.maxFit {
-			s.maxFit = s.rules[i].capacity
+		if r.Algorithm != Concurrency && (s.maxFit == 0 || s.rules[i].capacity < s.maxFit) {
+			s.maxFit = s.rules[i].capacity // a concurrency rule takes one slot whatever the cost
 		}
+	}
+	if s.maxFit == 0 {
+		s.maxFit = MaxLimit
 	}
 	return s, nil
 }
@@ -67,6 +70,10 @@ func compile(r Rule) compiled {
 	c := compiled{Rule: r, kind: kindOf(r.Algorithm), capacity: r.Capacity(), period: r.Period.Micros()}
 	if r.Period.IsCalendar() {
 		c.calendar = &windowCache{}
+	}
+	if r.Algorithm == Concurrency {
+		c.period = r.Lease.Micros()
+		c.q = (c.period + LeaseQuanta - 1) / LeaseQuanta
 	}
 	if r.IsBucket() {
 		c.q, c.r = c.period/r.Limit, c.period%r.Limit
@@ -238,6 +245,8 @@ func (c *compiled) evaluate(st *State, z *Zone, now, cost int64, peek bool) Outc
 		return c.slidingEvaluate(st, now, cost, peek)
 	case kindLog:
 		return c.logEvaluate(st, now, cost, peek)
+	case kindConc:
+		return c.concEvaluate(st, now, peek)
 	default:
 		return c.bucketEvaluate(st, now, cost, peek)
 	}
@@ -252,6 +261,8 @@ func (c *compiled) consume(st *State, z *Zone, now, cost int64) {
 		c.slidingConsume(st, now, cost)
 	case kindLog:
 		c.logConsume(st, now, cost)
+	case kindConc:
+		c.concConsume(st, now)
 	default:
 		c.bucketConsume(st, now, cost)
 	}
@@ -267,6 +278,7 @@ const (
 	kindFixed
 	kindSliding
 	kindLog
+	kindConc
 )
 
 // bucket reports whether the rule is a token or leaky bucket: Rule.IsBucket.
@@ -282,6 +294,8 @@ func kindOf(a Algorithm) kind {
 		return kindSliding
 	case SlidingLog:
 		return kindLog
+	case Concurrency:
+		return kindConc
 	}
 	return kindBucket
 }

@@ -67,6 +67,9 @@ func (l *Log) Push(at, cost int64) {
 	l.n++
 }
 
+// add adds delta to the cost of the i-th entry, oldest first.
+func (l *Log) add(i int, delta int64) { l.buf[(l.head+i)%len(l.buf)].Cost += delta }
+
 // Drop removes the k oldest entries.
 func (l *Log) Drop(k int) {
 	if k >= l.n {

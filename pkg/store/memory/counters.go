@@ -26,8 +26,9 @@ type Counters struct {
 	seed maphash.Seed
 	// mask is ANDed into every key's hash: all ones, fewer in tests that make keys'
 	// hashes collide.
-	mask   uint64
-	shards []shard
+	mask    uint64
+	shards  []shard
+	settled settled
 }
 
 // NewCounters returns an empty Counters.

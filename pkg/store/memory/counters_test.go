@@ -170,3 +170,8 @@ func TestPeekWithAnotherSetChangesNothing(t *testing.T) {
 		t.Errorf("the third request of the minute after a Peek: %+v, %v; want denied", d, err)
 	}
 }
+
+func TestSettle(t *testing.T) {
+	storetest.RunSettle(t, NewCounters(CountersConfig{}))
+	storetest.RunSettle(t, NewCounters(CountersConfig{Shards: 1}))
+}
