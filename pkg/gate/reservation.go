@@ -33,14 +33,21 @@ func (g *Gate) reserve(res *Result, who caller, cost int64) {
 	if g.secret == nil || res.Status != Allowed || !res.Decision.Allowed || res.FailOpen || res.Set == nil {
 		return
 	}
-	expires := res.Now + g.reservationTTL(res.Checks)
+	expires := reservationExpiry(res.Checks, res.Now)
 	c := claims{Tenant: who.tenant.t.ID, Version: who.tenant.t.Version, Route: res.Route,
 		KeyID: who.who.KeyID, Addr: who.who.Addr, Cost: cost, At: res.Now, Expires: expires, Nonce: newNonce()}
 	res.Reservation = Reservation{ID: seal(g.secret, c), Cost: cost, Expires: expires}
 }
 
-// reservationTTL is how long a reservation over checks lives: MinReservationTTL, or the
-// longest concurrency lease among them.
-func (g *Gate) reservationTTL(checks []tenant.Check) int64 {
-	return MinReservationTTL.Microseconds()
+// reservationExpiry is when a reservation over checks, decided at at, expires: at plus
+// MinReservationTTL, or later when a concurrency slot it took expires later (its lease
+// and quantum, limiter.Set.SlotExpiry).
+func reservationExpiry(checks []tenant.Check, at int64) int64 {
+	e := at + MinReservationTTL.Microseconds()
+	for _, c := range checks {
+		for i := range c.Set.Len() {
+			e = max(e, c.Set.SlotExpiry(i, at))
+		}
+	}
+	return e
 }

@@ -1,0 +1,126 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// SettleStatus says what Settle did with a reservation.
+type SettleStatus string
+
+// The statuses of a settle. Only SettleSettled changed any counter.
+const (
+	SettleSettled        SettleStatus = "settled"         // the difference was charged or refunded
+	SettleAlreadySettled SettleStatus = "already_settled" // an earlier settle of the same id did it
+	SettleExpired        SettleStatus = "expired"         // past Reservation.Expires: the estimate stands
+	SettleUnknown        SettleStatus = "unknown"         // malformed, forged or of another secret
+	SettleRulesChanged   SettleStatus = "rules_changed"   // the tenant changed since: the estimate stands
+	SettleOff            SettleStatus = "reservations_off"
+)
+
+// SettleResult is Settle's answer, shaped for the admin API's JSON.
+type SettleResult struct {
+	Status SettleStatus `json:"status"`
+	// Reserved is the reservation's estimate and Actual the cost settled for it;
+	// Reserved is 0 for an unknown reservation.
+	Reserved int64 `json:"reserved"`
+	Actual   int64 `json:"actual"`
+	// TenantID and Route are the reservation's, when it could be opened.
+	TenantID string `json:"tenant_id,omitempty"`
+	Route    string `json:"route,omitempty"`
+	// Expires is the reservation's expiry (µs since the Unix epoch), when known.
+	Expires int64 `json:"expires,omitempty"`
+}
+
+// SettleTimeout bounds a Settle's store calls.
+const SettleTimeout = 2 * time.Second
+
+// ErrNoSettler is Settle's error when the counter store does not settle reservations
+// (it does not implement store.Settler).
+var ErrNoSettler = errors.New("gate: the counter store does not settle reservations")
+
+// ErrSettleCost is wrapped by Settle's error for a cost outside 0 to tenant.MaxCost.
+var ErrSettleCost = errors.New("gate: a settled cost must be 0 to 10^12")
+
+// Settle settles the reservation id (a Result.Reservation's ID) at the request's real
+// cost: the counters it reserved on are charged cost minus the estimate more, or
+// refunded the difference (see limiter.Set.Settle for what each rule does), at most
+// once per reservation. A malformed or forged id, an expired reservation, a second
+// settle and a reservation of rules since changed change nothing, and the result
+// says which (an error is for a bad cost, a store without store.Settler, or a store
+// failure, none of which changes anything either). It loads the tenant through the
+// gate's cache, as Check does.
+func (g *Gate) Settle(ctx context.Context, id string, cost int64) (SettleResult, error) {
+	if cost < 0 || cost > tenant.MaxCost {
+		return SettleResult{}, fmt.Errorf("%w: %d", ErrSettleCost, cost)
+	}
+	if g.secret == nil {
+		return SettleResult{Status: SettleOff, Actual: cost}, nil
+	}
+	c, err := open(g.secret, id)
+	if err != nil {
+		return SettleResult{Status: SettleUnknown, Actual: cost}, nil
+	}
+	res := SettleResult{Reserved: c.Cost, Actual: cost, TenantID: c.Tenant, Route: c.Route, Expires: c.Expires}
+	now := g.now()
+	if now >= c.Expires {
+		res.Status = SettleExpired
+		return res, nil
+	}
+	settler, ok := g.counters.(store.Settler)
+	if !ok {
+		return res, ErrNoSettler
+	}
+	ctx, cancel := context.WithTimeout(ctx, SettleTimeout)
+	defer cancel()
+	var buf [store.MaxCounters]store.Counter
+	cs, ok, err := g.reservedCounters(ctx, c, now, buf[:0])
+	if err != nil || !ok {
+		res.Status = SettleRulesChanged
+		return res, err
+	}
+	s := store.Settlement{ID: c.Nonce, At: c.At, Now: max(now, c.At), Expires: c.Expires, Delta: cost - c.Cost}
+	applied, err := settler.Settle(ctx, cs, s)
+	switch {
+	case err != nil:
+		return SettleResult{}, fmt.Errorf("gate: settling: %w", err)
+	case applied:
+		res.Status = SettleSettled
+	default:
+		res.Status = SettleAlreadySettled
+	}
+	return res, nil
+}
+
+// reservedCounters appends to dst the counters c reserved on, rebuilt from the tenant
+// as the gate's cache has it now; ok is false when the tenant is gone or its version
+// is not c's (its rules, and so its counters, may have changed).
+func (g *Gate) reservedCounters(ctx context.Context, c claims, now int64, dst []store.Counter) ([]store.Counter, bool, error) {
+	var calls int
+	t, err := g.configs.tenant(ctx, c.Tenant, now, &calls)
+	if errors.Is(err, errNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("gate: settling: tenant store: %w", err)
+	}
+	if t.t.Version != c.Version {
+		return nil, false, nil
+	}
+	var route *tenant.RouteSet
+	if c.Route != "" {
+		if route, _ = t.sets.Match("", c.Route); route == nil || route.Route.Name() != c.Route {
+			return nil, false, nil
+		}
+	}
+	var buf [store.MaxCounters]tenant.Check
+	for _, ch := range t.sets.Checks(buf[:0], route, tenant.Caller{KeyID: c.KeyID, Addr: c.Addr}) {
+		dst = append(dst, store.Counter{Key: ch.Key, Set: ch.Set})
+	}
+	return dst, true, nil
+}
