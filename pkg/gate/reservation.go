@@ -3,6 +3,7 @@ package gate
 import (
 	"time"
 
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -45,9 +46,16 @@ func (g *Gate) reserve(res *Result, who caller, cost int64) {
 func reservationExpiry(checks []tenant.Check, at int64) int64 {
 	e := at + MinReservationTTL.Microseconds()
 	for _, c := range checks {
-		for i := range c.Set.Len() {
-			e = max(e, c.Set.SlotExpiry(i, at))
-		}
+		e = max(e, counterExpiry(c.Set, at))
+	}
+	return e
+}
+
+// counterExpiry is reservationExpiry for one counter's set.
+func counterExpiry(set *limiter.Set, at int64) int64 {
+	e := at + MinReservationTTL.Microseconds()
+	for i := range set.Len() {
+		e = max(e, set.SlotExpiry(i, at))
 	}
 	return e
 }
