@@ -91,6 +91,7 @@ func (g *Gate) Settle(ctx context.Context, id string, cost int64) (SettleResult,
 		return SettleResult{}, fmt.Errorf("gate: settling: %w", err)
 	case applied:
 		res.Status = SettleSettled
+		g.forgetDenials(cs, c, s.Delta)
 	default:
 		res.Status = SettleAlreadySettled
 	}
@@ -123,4 +124,15 @@ func (g *Gate) reservedCounters(ctx context.Context, c claims, now int64, dst []
 		dst = append(dst, store.Counter{Key: ch.Key, Set: ch.Set})
 	}
 	return dst, true, nil
+}
+
+// forgetDenials drops this instance's cached denials of cs after a refund (delta < 0),
+// which may have made them stale; other instances' expire at their retry instant.
+func (g *Gate) forgetDenials(cs []store.Counter, c claims, delta int64) {
+	if delta >= 0 {
+		return
+	}
+	for _, cnt := range cs {
+		g.denials.forget(cnt.Key, c.Version)
+	}
 }
