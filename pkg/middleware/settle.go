@@ -2,25 +2,23 @@ package middleware
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/edgelimit/edgelimit/internal/headers"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 
 // SettleCostHeader is the response header from which the middleware settles a
 // request's reservation when the handler did not call SetCost; it is removed before the
 // client sees the response.
-const SettleCostHeader = "X-RateLimit-Settle-Cost"
+const SettleCostHeader = headers.SettleCost
 
-// ErrSettleCostHeader is wrapped by the settle error of a SettleCostHeader that is not
-// a cost (a decimal integer, 0 to 10^12): the reservation is then left as it is.
-var ErrSettleCostHeader = errors.New("middleware: " + SettleCostHeader + " is not a cost")
+// ErrSettleCostHeader is the settle error of a SettleCostHeader that is not a cost (a
+// decimal integer, 0 to 10^12): the reservation is then left as it is.
+var ErrSettleCostHeader = headers.ErrSettleCost
 
 // pending is an allowed request's reservation and the cost its handler reports.
 type pending struct {
@@ -80,9 +78,9 @@ func (m *Middleware) settle(ctx context.Context, p *pending) {
 		return
 	}
 	if !set {
-		n, err := strconv.ParseInt(strings.TrimSpace(header), 10, 64)
+		n, err := headers.ParseSettleCost(header)
 		if err != nil {
-			m.onSettle(gate.SettleResult{Reserved: p.res.Cost}, fmt.Errorf("%w: %q", ErrSettleCostHeader, header))
+			m.onSettle(gate.SettleResult{Reserved: p.res.Cost}, fmt.Errorf("middleware: %w: %q", err, header))
 			return
 		}
 		cost = n
