@@ -248,7 +248,8 @@ func devHandler(cfg config.Config, stores *config.Stores, o devOptions, logs io.
 	if err != nil {
 		return nil, err
 	}
-	adm, err := admin.New(admin.Config{Tenants: stores.Tenants, Counters: stores.Counters, DefaultRules: cfg.DefaultRules, Logger: logger})
+	adm, err := admin.New(admin.Config{Tenants: stores.Tenants, Counters: stores.Counters, DefaultRules: cfg.DefaultRules, Logger: logger,
+		Settle: g.Settle})
 	if err != nil {
 		return nil, err
 	}

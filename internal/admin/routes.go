@@ -44,6 +44,7 @@ func (h *Handler) routeTable() []route {
 		{"/tenants/{id}/keys/{keyId}", []method{{http.MethodGet, h.getKey}, {http.MethodDelete, h.revokeKey}}},
 		{"/tenants/{id}/usage", []method{{http.MethodGet, h.usage}}},
 		{"/tenants/{id}/reset", []method{{http.MethodPost, h.reset}}},
+		{"/reservations/{id}", []method{{http.MethodPost, h.settleReservation}}}, // {id}: the reservation's
 	}
 }
 
