@@ -61,7 +61,9 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 		return nil
 	}
 	for i, c := range res.Checks {
-		g.denials.put(c.Key, who.tenant.t.Version, res.Now, cost, outs[i]) // denials only
+		if !byConcurrency(c.Set, outs[i]) { // a settle may free a slot before the retry instant
+			g.denials.put(c.Key, who.tenant.t.Version, res.Now, cost, outs[i]) // denials only
+		}
 	}
 	d, at := limiter.Join(outs[:n])
 	reason := "allowed"
@@ -83,4 +85,9 @@ func (g *Gate) report(res *Result, at int, d limiter.Decision, reason string) {
 	if d.Allowed {
 		res.Status = Allowed
 	}
+}
+
+// byConcurrency reports whether d was decided by a concurrency rule of set.
+func byConcurrency(set *limiter.Set, d limiter.Decision) bool {
+	return d.Rule >= 0 && d.Rule < set.Len() && set.Rule(d.Rule).Algorithm == limiter.Concurrency
 }

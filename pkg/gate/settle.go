@@ -128,6 +128,7 @@ func (g *Gate) reservedCounters(ctx context.Context, c claims, now int64, dst []
 
 // forgetDenials drops this instance's cached denials of cs after a refund (delta < 0),
 // which may have made them stale; other instances' expire at their retry instant.
+// (Denials by a concurrency rule, which any settle may lift, are never cached.)
 func (g *Gate) forgetDenials(cs []store.Counter, c claims, delta int64) {
 	if delta >= 0 {
 		return
