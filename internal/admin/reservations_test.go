@@ -67,3 +67,27 @@ func TestSettleReservationOff(t *testing.T) {
 	e := newEnv(t, stores{memory.NewTenants(), memory.NewCounters(memory.CountersConfig{})})
 	e.do("POST", "/reservations/abc", `{"cost": 1}`).problem(t, 404, "not-found", "")
 }
+
+// TestUsageShowsSlotsInUse: a concurrency rule's usage is its slots in use (limit -
+// remaining): three requests in flight show 3, and 2 once one is settled.
+func TestUsageShowsSlotsInUse(t *testing.T) {
+	e, g := settleEnv(t)
+	e.create("pool", `{"rules": [{"name": "in-flight", "algorithm": "concurrency", "limit": 10, "lease": "60s"}]}`)
+	raw, keyID := e.issueKey("pool")
+	var ids []string
+	for range 3 {
+		ids = append(ids, e.check(g, raw, "GET", "/").Reservation.ID)
+	}
+	slots := func() (used, remaining int64) {
+		u := e.usage("pool", keyID)
+		r := u.Rules[u.rule(t, "", "in-flight")]
+		return r.Used, r.Remaining
+	}
+	if used, remaining := slots(); used != 3 || remaining != 7 {
+		t.Fatalf("3 in flight: used %d, remaining %d, want 3 and 7", used, remaining)
+	}
+	e.do("POST", "/reservations/"+ids[0], `{"cost": 1}`).want(t, http.StatusOK)
+	if used, remaining := slots(); used != 2 || remaining != 8 {
+		t.Errorf("one settled: used %d, remaining %d, want 2 and 8", used, remaining)
+	}
+}
