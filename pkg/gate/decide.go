@@ -65,6 +65,7 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 			g.denials.put(c.Key, who.tenant.t.Version, res.Now, cost, outs[i]) // denials only
 		}
 	}
+	copy(res.decisions[:], outs[:n])
 	d, at := limiter.Join(outs[:n])
 	reason := "allowed"
 	if !d.Allowed {

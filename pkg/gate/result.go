@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -94,6 +95,8 @@ type Result struct {
 	// Reservation is an allowed decision's reservation, to settle with Gate.Settle once
 	// the request's real cost is known; the zero Reservation when there is none.
 	Reservation Reservation
+	// decisions holds each check's own decision (CheckDecision), as the store answered.
+	decisions [store.MaxCounters]limiter.Decision
 	// StoreLatency is the time spent in the counter store's calls.
 	StoreLatency time.Duration
 	// Reason says why, for logs: "allowed", "over limit", "unknown key", the store
@@ -121,4 +124,15 @@ func (r *Result) Policies() []*limiter.Set {
 		out[i] = c.Set
 	}
 	return out
+}
+
+// CheckDecision returns the decision of check i of Checks alone (its Rule is the rule of
+// that check's set with the least remaining, or the denying one), as the store answered
+// it; the zero Decision, with ok false, when the store did not decide (the denial cache
+// or the fail mode answered).
+func (r *Result) CheckDecision(i int) (d limiter.Decision, ok bool) {
+	if i < 0 || i >= len(r.Checks) || r.StoreCalls == 0 || r.Set == nil || r.Cached {
+		return limiter.Decision{}, false
+	}
+	return r.decisions[i], true
 }
