@@ -40,6 +40,7 @@ func (g *Gate) decide(ctx context.Context, cost int64, who caller, res *Result) 
 // request (decideApart): the fail mode answers when ctx's budget runs out first.
 func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Result) error {
 	c := newStoreCall(len(res.Checks), res.Now, cost)
+	c.due, _ = ctx.Deadline()
 	for i, ch := range res.Checks {
 		c.cs[i] = store.Counter{Key: ch.Key, Set: ch.Set}
 	}

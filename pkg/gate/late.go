@@ -25,6 +25,7 @@ type storeCall struct {
 	now     int64
 	cost    int64
 	err     error
+	due     time.Time     // the budget's deadline, which the store plans its retries by
 	claimed atomic.Bool   // set by whoever reads the reply first: the request, or the refund
 	done    chan struct{} // buffered: the reply is in
 }
@@ -55,6 +56,7 @@ func (g *Gate) decideApart(budget context.Context, c *storeCall) (ok bool) {
 func (g *Gate) runApart(c *storeCall) {
 	ctx, cancel := context.WithTimeout(context.Background(), g.budget+LateReplyBound)
 	defer cancel()
+	ctx = dueCtx{ctx, c.due}
 	c.err = g.counters.Decide(ctx, c.cs[:c.n], c.now, c.cost, c.outs[:c.n])
 	if c.claimed.CompareAndSwap(false, true) {
 		c.done <- struct{}{}
@@ -81,3 +83,15 @@ func (g *Gate) refundLate(ctx context.Context, c *storeCall) {
 	s := store.Settlement{ID: newNonce(), At: c.now, Now: max(g.now(), c.now), Expires: expires, Delta: -c.cost}
 	settler.Settle(ctx, c.cs[:c.n], s) //nolint:errcheck // a failed refund leaves the count as a late reply without Settler does
 }
+
+// dueCtx is the store call's context: it is done at the second deadline, but its
+// Deadline is the budget's, when the answer is due, so that a store that plans its
+// retries or waits by the deadline (pkg/hotcounter's throttle backoff, a dial) plans
+// them within the budget as before, while a reply already under way is still read.
+type dueCtx struct {
+	context.Context
+	due time.Time
+}
+
+// Deadline returns the budget's deadline.
+func (c dueCtx) Deadline() (time.Time, bool) { return c.due, !c.due.IsZero() }
