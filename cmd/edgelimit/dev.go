@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -233,6 +234,10 @@ func describeDemo(progress io.Writer, demo devserver.Demo) {
 // devHandler is the gateway of o.upstream with the console, behind devserver.Guard for
 // o.listen.
 func devHandler(cfg config.Config, stores *config.Stores, o devOptions, logs io.Writer) (http.Handler, error) {
+	if stores.ReservationSecret == nil { // EDGELIMIT_RESERVATION_SECRET unset: one per process
+		stores.ReservationSecret = make([]byte, gate.MinSecretBytes)
+		rand.Read(stores.ReservationSecret)
+	}
 	g, err := gate.New(cfg.GateConfig(stores))
 	if err != nil {
 		return nil, err
@@ -243,11 +248,12 @@ func devHandler(cfg config.Config, stores *config.Stores, o devOptions, logs io.
 	if err != nil {
 		return nil, err
 	}
-	adm, err := admin.New(admin.Config{Tenants: stores.Tenants, Counters: stores.Counters, DefaultRules: cfg.DefaultRules, Logger: logger})
+	adm, err := admin.New(admin.Config{Tenants: stores.Tenants, Counters: stores.Counters, DefaultRules: cfg.DefaultRules, Logger: logger,
+		Settle: g.Settle})
 	if err != nil {
 		return nil, err
 	}
-	dc := devserver.Config{Authorizer: auth, Admin: adm}
+	dc := devserver.Config{Authorizer: auth, Admin: adm, Settle: g.Settle, Logger: logger}
 	if o.upstream != "" {
 		if dc.Upstream, err = url.Parse(o.upstream); err != nil { // checked by devOptions.check
 			return nil, err

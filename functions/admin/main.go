@@ -15,6 +15,7 @@ import (
 
 	"github.com/edgelimit/edgelimit/internal/admin"
 	"github.com/edgelimit/edgelimit/internal/config"
+	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 
 func main() {
@@ -36,10 +37,15 @@ func setup(ctx context.Context) (*admin.Handler, error) {
 	if cfg.TenantsFile != "" {
 		logger.Warn("edgelimit admin: tenants come from " + config.EnvTenantsFile + ": changes made through this API last only as long as this instance")
 	}
+	g, err := gate.New(cfg.GateConfig(stores)) // for POST /reservations/{id}
+	if err != nil {
+		return nil, err
+	}
 	return admin.New(admin.Config{
 		Tenants:      stores.Tenants,
 		Counters:     stores.Counters,
 		DefaultRules: cfg.DefaultRules,
 		Logger:       logger,
+		Settle:       g.Settle,
 	})
 }

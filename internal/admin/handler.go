@@ -42,6 +42,9 @@ type Config struct {
 	// "Audit trail"); nil means JSON lines on stderr (the function's log stream in
 	// Lambda), whatever the log level.
 	Audit *slog.Logger
+	// Settle settles reservations for POST /reservations/{id} (gate.Gate.Settle); nil
+	// means reservations are off there (404).
+	Settle SettleFunc
 }
 
 // Handler is the admin API as an http.Handler: tenants, their API keys, usage and
@@ -59,6 +62,7 @@ type Handler struct {
 	log          *slog.Logger
 	auditLog     *slog.Logger
 	routes       []route
+	settle       SettleFunc
 }
 
 // New checks cfg and returns a Handler.
@@ -66,7 +70,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Tenants == nil || cfg.Counters == nil {
 		return nil, errors.New("admin: Config.Tenants and Config.Counters are required")
 	}
-	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, log: cfg.Logger, auditLog: cfg.Audit}
+	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, log: cfg.Logger, auditLog: cfg.Audit, settle: cfg.Settle}
 	h.plans, _ = cfg.Tenants.(store.Plans)
 	if len(cfg.DefaultRules) > 0 {
 		if _, err := limiter.NewSet(cfg.DefaultRules, nil); err != nil {

@@ -43,6 +43,8 @@ const (
 	problemExists               = "already-exists"         // 409: PUT without If-Match on an existing tenant or plan
 	problemTooManyKeys          = "too-many-keys"          // 409
 	problemPlanInUse            = "plan-in-use"            // 409: DELETE of a plan that tenants name
+	problemRulesChanged         = "rules-changed"          // 409: a reservation of an earlier version
+	problemReservationExpired   = "reservation-expired"    // 410
 	problemPreconditionFailed   = "precondition-failed"    // 412: If-Match does not match
 	problemTooLarge             = "body-too-large"         // 413
 	problemUnsupportedMediaType = "unsupported-media-type" // 415
@@ -61,6 +63,8 @@ var problemTitles = map[string]string{
 	problemExists:               "The tenant or plan already exists",
 	problemPlanInUse:            "The plan is in use",
 	problemTooManyKeys:          "The tenant has too many keys",
+	problemRulesChanged:         "The tenant changed since the reservation",
+	problemReservationExpired:   "The reservation expired",
 	problemPreconditionFailed:   "The tenant or plan has changed",
 	problemTooLarge:             "The request body is too large",
 	problemUnsupportedMediaType: "Unsupported content type",
@@ -73,6 +77,7 @@ var problemTitles = map[string]string{
 var problemStatus = map[string]int{
 	problemInvalidJSON: 400, problemInvalidParameter: 400, problemForbidden: 403, problemNotFound: 404,
 	problemMethodNotAllowed: 405, problemExists: 409, problemTooManyKeys: 409, problemPlanInUse: 409,
+	problemRulesChanged: 409, problemReservationExpired: 410,
 	problemPreconditionFailed: 412, problemTooLarge: 413, problemUnsupportedMediaType: 415,
 	problemInvalidField: 422, problemPreconditionRequired: 428, problemInternal: 500,
 	problemUnavailable: 503,

@@ -46,6 +46,7 @@ func (h *Handler) routeTable() []route {
 		{"/tenants/{id}/reset", []method{{http.MethodPost, h.reset}}},
 		{"/plans", []method{{http.MethodGet, h.listPlans}}},
 		{"/plans/{id}", []method{{http.MethodGet, h.getPlan}, {http.MethodPut, h.putPlan}, {http.MethodDelete, h.deletePlan}}},
+		{"/reservations/{id}", []method{{http.MethodPost, h.settleReservation}}}, // {id}: the reservation's
 	}
 }
 

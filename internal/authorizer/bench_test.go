@@ -125,8 +125,10 @@ func BenchmarkInvokeWarmPaired(b *testing.B) {
 	b.ReportMetric(float64(spent[0])/float64(spent[1]), "x-hello")
 }
 
-// The warm path of an allowed request on the memory backend allocates at most 110
-// times (BenchmarkInvokeWarm measures its time; 107 when this was written): the event
+// The warm path of an allowed request on the memory backend allocates at most 114
+// times (BenchmarkInvokeWarm measures its time; 113 when this was written, 107 before
+// the store call ran on a goroutine of its own under its own deadline, so that a reply
+// after the budget is refunded: pkg/gate's late.go): the event
 // is decoded by encoding/json into aws-lambda-go's types (every map of the REST event
 // included, as the hello-world peer decodes it) and the reply encoded from its types.
 // The one-pass scanner and the hand-written reply this replaced allocated at most 30
@@ -144,8 +146,8 @@ func TestInvokeWarmAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if allocs > 110 {
-		t.Fatalf("%v allocations per warm invocation, want at most 110", allocs)
+	if allocs > 114 {
+		t.Fatalf("%v allocations per warm invocation, want at most 114", allocs)
 	}
 	t.Logf("%v allocations per warm invocation", allocs)
 }

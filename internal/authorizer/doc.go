@@ -40,6 +40,9 @@
 //	failOpen   boolean  the store failed and the tenant fails open: allowed, uncounted
 //	failClosed boolean  the store failed and the tenant fails closed: denied by no limit
 //	shadow     boolean  the tenant is in shadow mode (the answer is always Allow)
+//	reservation string  an allowed request's reservation id, to settle with its real
+//	                    cost (gate.Gate.Settle, POST /admin/reservations/{id}); only
+//	                    with a reservation secret, never on a Deny
 //
 // When failOpen or failClosed is true nothing was counted, and nothing says otherwise:
 // rule is "", limit and remaining are 0, and reset is the instant to retry at.

@@ -15,7 +15,7 @@ const (
 	forward fault = iota // pass bytes both ways
 	refuse               // nothing listens: connections are refused
 	hang                 // accept, read, never answer
-	slow                 // accept, wait, then forward
+	slow                 // accept, wait, then forward each reply after the wait
 )
 
 func (f fault) String() string {
@@ -120,11 +120,35 @@ func (p *faultProxy) handle(c net.Conn) {
 	p.track(up)
 	done := make(chan struct{}, 2)
 	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+	go func() { p.copyReplies(c, up, f); done <- struct{}{} }()
 	<-done
 	c.Close()
 	up.Close()
 	<-done
+}
+
+// copyReplies copies the store's replies to the client; under slow, each one after the
+// delay (the store's latency), so that a connection opened in the background while a
+// request was answered by the fail mode (the gate lets its store call run on past the
+// budget) does not make the store fast again.
+func (p *faultProxy) copyReplies(c, up net.Conn, f fault) {
+	if f != slow {
+		_, _ = io.Copy(c, up)
+		return
+	}
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := up.Read(buf)
+		if n > 0 {
+			time.Sleep(p.delay) // the store's latency, not a synchronisation
+			if _, werr := c.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (p *faultProxy) close() {

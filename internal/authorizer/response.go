@@ -19,6 +19,9 @@ const (
 	CtxFailOpen   = "failOpen"
 	CtxFailClosed = "failClosed"
 	CtxShadow     = "shadow"
+	// CtxReservation is an allowed request's reservation id (gate.Reservation.ID),
+	// present only when there is one: settle it with the request's real cost.
+	CtxReservation = "reservation"
 )
 
 // policy returns the policy document that allows or denies execute-api:Invoke on
@@ -41,7 +44,7 @@ func policy(allow bool, resource string) events.APIGatewayCustomAuthorizerPolicy
 // contextOf returns the authorizer context of res: strings, numbers and booleans only.
 func contextOf(res gate.Result) map[string]any {
 	d := res.Decision
-	return map[string]any{
+	ctx := map[string]any{
 		CtxTenantID:   res.TenantID,
 		CtxRule:       res.Rule,
 		CtxLimit:      d.Limit,
@@ -53,6 +56,10 @@ func contextOf(res gate.Result) map[string]any {
 		CtxFailClosed: res.FailedClosed,
 		CtxShadow:     res.Shadow,
 	}
+	if res.Reservation.ID != "" && res.Status == gate.Allowed {
+		ctx[CtxReservation] = res.Reservation.ID
+	}
+	return ctx
 }
 
 // principal returns the principalId: "<tenant>/<identity>", never the key.

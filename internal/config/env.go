@@ -88,6 +88,11 @@ type Config struct {
 	DynamoDBEndpoint string
 	SecretsEndpoint  string
 	Redis            Redis
+	// ReservationSecret seals reservations (gate.Config.ReservationSecret), from
+	// EDGELIMIT_RESERVATION_SECRET; ReservationSecretARN names the Secrets Manager
+	// secret that holds it instead, read by Build. Neither: no reservations.
+	ReservationSecret    []byte
+	ReservationSecretARN string
 }
 
 // Redis is the configuration of the redis backend (EDGELIMIT_REDIS_*).
@@ -118,7 +123,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.Backend == "" {
 		c.Backend = BackendMemory
 	}
-	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.checkBuilt, c.parseRules, c.parseHot, c.parseRedis, c.checkBackend}
+	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.checkBuilt, c.parseRules, c.parseHot, c.parseRedis, c.parseReservation, c.checkBackend}
 	for _, step := range steps {
 		if err := step(get); err != nil {
 			return Config{}, err

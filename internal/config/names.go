@@ -16,7 +16,7 @@ var knownNames = []string{
 	EnvAnonymousTenant, EnvUsageIdentifier, EnvLogLevel, EnvDefaultRules,
 	EnvHotCounters, EnvHotThreshold, EnvHotLeaseTime,
 	EnvRedisAddr, EnvRedisCluster, EnvRedisTLS, EnvRedisUsername, EnvRedisToken,
-	EnvRedisSecretARN, EnvRedisPrefix,
+	EnvRedisSecretARN, EnvRedisPrefix, EnvReservationSecret, EnvReservationSecretARN,
 }
 
 // namePrefix starts every variable of edgelimit's own.

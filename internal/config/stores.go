@@ -20,6 +20,9 @@ type Stores struct {
 	// retryable tells the hot counters which of Counters's errors did nothing and may
 	// be tried again as a throttle is; nil: none but store.ErrThrottled.
 	retryable func(error) bool
+	// ReservationSecret is the Config's, read from Secrets Manager when it names an
+	// ARN; nil: no reservations.
+	ReservationSecret []byte
 }
 
 // Options are what Build takes besides the Config, for tests and local tools.
@@ -39,7 +42,7 @@ type Options struct {
 }
 
 // Build makes the stores of c. It makes no request to a store, except to read the
-// Upstash or Redis token from Secrets Manager when that is how it is configured, and
+// Upstash or Redis token or the reservation secret from Secrets Manager when that is how it is configured, and
 // to open the Redis connections (once, at a function's init; reused after).
 func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	var (
@@ -61,6 +64,9 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 	}
 	if c.Hot() {
 		st.Counters = hotcounter.New(st.Counters, c.hotConfig(st.retryable))
+	}
+	if st.ReservationSecret, err = c.reservationSecret(ctx, opts); err != nil {
+		return nil, err
 	}
 	if c.TenantsFile != "" {
 		file, err := memory.LoadFile(c.TenantsFile, func(r limiter.Rule) error { return store.CheckRule(st.Counters, r) })
@@ -88,6 +94,8 @@ func (c Config) GateConfig(st *Stores) gate.Config {
 		ConfigTTL:       c.ConfigTTL,
 		FailMode:        c.FailMode,
 		AnonymousTenant: c.AnonymousTenant,
+
+		ReservationSecret: st.ReservationSecret,
 	}
 }
 

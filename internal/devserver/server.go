@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -24,15 +24,23 @@ type Config struct {
 	Authorizer *authorizer.Handler
 	// Admin serves the admin API, mounted under /admin/.
 	Admin http.Handler
-	// Upstream receives the allowed requests; nil means the built-in echo.
+	// Upstream receives the allowed requests; nil means the built-in echo. Its
+	// responses' X-RateLimit-Settle-Cost header is removed, and settles the request's
+	// reservation through Settle.
 	Upstream *url.URL
+	// Settle settles reservations (gate.Gate.Settle); nil settles none.
+	Settle SettleFunc
+	// Logger receives one record per settle; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Server is the local gateway; it is an http.Handler.
 type Server struct {
-	auth  *authorizer.Handler
-	admin http.Handler
-	next  http.Handler
+	auth   *authorizer.Handler
+	admin  http.Handler
+	next   http.Handler
+	settle SettleFunc
+	log    *slog.Logger
 }
 
 // New returns the gateway of cfg.
@@ -40,9 +48,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Authorizer == nil || cfg.Admin == nil {
 		return nil, errors.New("devserver: Config.Authorizer and Config.Admin are required")
 	}
-	s := &Server{auth: cfg.Authorizer, admin: http.StripPrefix("/admin", cfg.Admin), next: http.HandlerFunc(echo)}
+	s := &Server{auth: cfg.Authorizer, admin: http.StripPrefix("/admin", cfg.Admin), next: http.HandlerFunc(echo),
+		settle: cfg.Settle, log: logger(cfg.Logger)}
 	if cfg.Upstream != nil {
-		s.next = httputil.NewSingleHostReverseProxy(cfg.Upstream)
+		s.next = s.proxy(cfg.Upstream)
 	}
 	return s, nil
 }
@@ -63,7 +72,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		headers.Deny(res).Write(w)
 	default:
 		headers.For(res, s.auth.KeyHeader()).Write(w) // the rate-limit fields; the upstream answers
-		s.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)))
+		s.next.ServeHTTP(w, withReservation(r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)), res.Reservation.ID))
 	}
 }
 

@@ -35,6 +35,7 @@ func For(res gate.Result, keyHeader string) Answer {
 		a.Header.Set(FailField, FailOpen) // nothing was counted
 	case res.Set != nil:
 		Write(a.Header, res.Set, res.Decision, res.Now, res.Policies()...)
+		writeTokens(a.Header, res)
 	}
 	return a
 }
@@ -45,6 +46,7 @@ func For(res gate.Result, keyHeader string) Answer {
 func Deny(res gate.Result) Answer {
 	a := Answer{Status: http.StatusTooManyRequests, Header: http.Header{}}
 	a.Body = Denied(a.Header, res.Set, res.Decision, res.Now, res.Policies()...)
+	writeTokens(a.Header, res)
 	return a
 }
 

@@ -117,6 +117,20 @@
 // delayMs. A caller that will not wait that long and refuses the request may call
 // WriteDenied with the allowed decision, which answers 429 without Retry-After.
 //
+// # Tokens
+//
+// A rule that counts tokens (limiter.UnitTokens, "unit": "tokens") is also described
+// as OpenAI's API describes its token limit, which LLM clients read: For and Deny add
+// x-ratelimit-limit-tokens (its capacity), x-ratelimit-remaining-tokens and
+// x-ratelimit-reset-tokens (the time until it is full again, a Go duration rounded up
+// to the millisecond: "6m0s", "1s", "20ms"), for the first check whose own decision
+// reports such a rule (route first). A response reporting no token rule has none.
+//
+// # Reservations
+//
+// SettleCost (X-RateLimit-Settle-Cost) is the response header from which a trusted
+// layer settles a request's reservation; ParseSettleCost reads it.
+//
 // # The fail mode
 //
 // When the limiter's store fails, the tenant's fail mode answers and nothing is

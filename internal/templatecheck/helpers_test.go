@@ -18,6 +18,7 @@ const (
 	tokenKeyParam      = "UpstashTokenKmsKeyArn"
 	redisSecretParam   = "RedisAuthTokenSecretArn"
 	redisKeyParam      = "RedisAuthTokenKmsKeyArn"
+	reservationSecret  = "ReservationSecret"
 	logRetentionParam  = "LogRetentionDays"
 	dynamoCondition    = "UseDynamoDB"
 	redisVpcCondition  = "UseRedisVpc"

@@ -54,12 +54,13 @@ func TestLeastPrivilege(t *testing.T) {
 	secret, key, redisSecret := "Ref "+tokenSecretParam, "Ref "+tokenKeyParam, "Ref "+redisSecretParam
 	redisKey := "Ref " + redisKeyParam
 	want := map[string][]string{
-		"GetAtt " + tenantsTable:  {"dynamodb:GetItem", "dynamodb:PutItem"}, // PutItem: the epoch marker alone (TestEpochMarkerWriteIsScoped)
-		"GetAtt " + countersTable: {"dynamodb:GetItem", "dynamodb:UpdateItem"},
-		secret:                    {"secretsmanager:GetSecretValue"},
-		key:                       {"kms:Decrypt"},
-		redisSecret:               {"secretsmanager:GetSecretValue"},
-		redisKey:                  {"kms:Decrypt"},
+		"GetAtt " + tenantsTable:   {"dynamodb:GetItem", "dynamodb:PutItem"}, // PutItem: the epoch marker alone (TestEpochMarkerWriteIsScoped)
+		"GetAtt " + countersTable:  {"dynamodb:GetItem", "dynamodb:UpdateItem"},
+		secret:                     {"secretsmanager:GetSecretValue"},
+		key:                        {"kms:Decrypt"},
+		redisSecret:                {"secretsmanager:GetSecretValue"},
+		redisKey:                   {"kms:Decrypt"},
+		"Ref " + reservationSecret: {"secretsmanager:GetSecretValue"},
 	}
 	got := grants(t, tmpl, authorizerFunction)
 	if !maps.EqualFunc(got, want, slices.Equal) {
@@ -68,7 +69,7 @@ func TestLeastPrivilege(t *testing.T) {
 	admin := grants(t, tmpl, adminFunction)
 	for target, actions := range admin {
 		for _, a := range actions {
-			isSecret := (target == secret || target == redisSecret) && a == "secretsmanager:GetSecretValue"
+			isSecret := (target == secret || target == redisSecret || target == "Ref "+reservationSecret) && a == "secretsmanager:GetSecretValue"
 			if !slices.Contains(itemActions, a) && !isSecret && !((target == key || target == redisKey) && a == "kms:Decrypt") {
 				t.Errorf("%s may do %s on %s: not an item-level action", adminFunction, a, target)
 			}
@@ -179,7 +180,11 @@ func resourceTargets(tmpl map[string]any, v any) ([]string, error) {
 				out = append(out, "Ref "+asString(arg))
 				continue
 			}
-			return nil, fmt.Errorf("resource %v is not a table's Arn, the secret ARN parameter or its key's", alt)
+			if fn, arg, ok := intrinsic(alt); ok && fn == "Ref" && dig(tmpl, "Resources", asString(arg), "Type") == "AWS::SecretsManager::Secret" {
+				out = append(out, "Ref "+asString(arg)) // a secret of this stack
+				continue
+			}
+			return nil, fmt.Errorf("resource %v is not a table's Arn, the secret ARN parameter or its key's, or a secret of the stack", alt)
 		}
 	}
 	if len(out) == 0 {

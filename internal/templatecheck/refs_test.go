@@ -23,6 +23,7 @@ var documentedVariables = []string{
 	config.EnvAnonymousTenant, config.EnvUsageIdentifier, config.EnvLogLevel,
 	config.EnvDefaultRules, config.EnvHotCounters, config.EnvHotThreshold, config.EnvHotLeaseTime,
 	config.EnvRedisAddr, config.EnvRedisCluster, config.EnvRedisTLS, config.EnvRedisSecretARN,
+	config.EnvReservationSecretARN,
 }
 
 func TestEnvironmentVariablesAreDocumented(t *testing.T) {

@@ -15,6 +15,7 @@ type caller struct {
 	route    *tenant.RouteSet
 	who      tenant.Caller
 	identity string // tenant.IdentityKey or tenant.IdentityIP of who, for the Result
+	ownRules string // the key's hash when it has rules of its own, else ""
 }
 
 // Check decides req: see the package doc for the path it takes. The error is non-nil
@@ -24,9 +25,6 @@ func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 	now := g.now()
 	g.pollEpoch(now)
 	res := Result{Now: now}
-	if req.Cost == 0 {
-		req.Cost = 1
-	}
 	if req.Cost < 0 {
 		return res, &limiter.CostError{Cost: req.Cost}
 	}
@@ -36,13 +34,15 @@ func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 	if !ok {
 		return res, nil
 	}
-	if err := g.decide(ctx, req.Cost, who, &res); err != nil {
+	cost := who.cost(req.Cost)
+	if err := g.decide(ctx, cost, who, &res); err != nil {
 		return res, err
 	}
 	if who.tenant.t.Shadow {
 		res.Shadow = true
 		res.Status = Allowed
 	}
+	g.reserve(&res, who, cost)
 	return res, nil
 }
 
@@ -73,8 +73,11 @@ func (g *Gate) identify(ctx context.Context, req Request, res *Result) (caller, 
 	}
 	route, _ := t.sets.Match(req.Method, req.Resource)
 	addr, _ := tenant.ClientAddress(req.SourceIP)
-	who := tenant.Caller{KeyID: rec.KeyID, Addr: addr}
-	return caller{tenant: t, route: route, who: who, identity: tenant.IdentityKey(rec.KeyID)}, true
+	who := caller{tenant: t, route: route, who: tenant.Caller{KeyID: rec.KeyID, Addr: addr}, identity: tenant.IdentityKey(rec.KeyID)}
+	if len(rec.Rules) > 0 {
+		who.ownRules = rec.Hash
+	}
+	return who, true
 }
 
 // anonymousCaller identifies a request without an API key: per source IP under the
@@ -100,6 +103,18 @@ func (g *Gate) anonymousCaller(ctx context.Context, req Request, res *Result) (c
 		return caller{}, g.unauthorized(res, "missing API key and no valid source IP")
 	}
 	return caller{tenant: t, route: route, who: tenant.Caller{Addr: ip}, identity: tenant.IdentityIP(ip)}, true
+}
+
+// cost returns the cost a request of who reserves: cost when the caller set one, else
+// the route's (tenant.Route.RequestCost), 1 off any route.
+func (c caller) cost(cost int64) int64 {
+	switch {
+	case cost > 0:
+		return cost
+	case c.route != nil:
+		return c.route.Route.RequestCost()
+	}
+	return tenant.DefaultCost
 }
 
 func (g *Gate) unauthorized(res *Result, reason string) bool {

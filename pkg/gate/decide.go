@@ -36,18 +36,23 @@ func (g *Gate) decide(ctx context.Context, cost int64, who caller, res *Result) 
 	return g.decideChecks(ctx, cost, who, res)
 }
 
-// decideChecks decides every check of res in one store call.
+// decideChecks decides every check of res in one store call, run apart from the
+// request (decideApart): the fail mode answers when ctx's budget runs out first.
 func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Result) error {
-	var cs [store.MaxCounters]store.Counter
-	var outs [store.MaxCounters]limiter.Decision
-	n := len(res.Checks)
-	for i, c := range res.Checks {
-		cs[i] = store.Counter{Key: c.Key, Set: c.Set}
+	c := newStoreCall(len(res.Checks), res.Now, cost)
+	c.due, _ = ctx.Deadline()
+	for i, ch := range res.Checks {
+		c.cs[i] = store.Counter{Key: ch.Key, Set: ch.Set}
 	}
 	start := time.Now()
-	err := g.counters.Decide(ctx, cs[:n], res.Now, cost, outs[:n])
+	ok := g.decideApart(ctx, c)
 	res.StoreCalls++
 	res.StoreLatency += time.Since(start)
+	if !ok {
+		g.failWith(res, who.tenant.t.FailMode, "counter store: "+ctx.Err().Error())
+		return nil
+	}
+	n, outs, err := c.n, c.outs[:c.n], c.err
 	if err != nil {
 		var ce *limiter.CostError
 		if errors.As(err, &ce) {
@@ -57,8 +62,11 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 		return nil
 	}
 	for i, c := range res.Checks {
-		g.denials.put(c.Key, who.tenant.rules, res.Now, cost, outs[i]) // denials only
+		if !byConcurrency(c.Set, outs[i]) { // a settle may free a slot before the retry instant
+			g.denials.put(c.Key, who.tenant.rules, res.Now, cost, outs[i]) // denials only
+		}
 	}
+	copy(res.decisions[:], outs[:n])
 	d, at := limiter.Join(outs[:n])
 	reason := "allowed"
 	if !d.Allowed {
@@ -79,4 +87,9 @@ func (g *Gate) report(res *Result, at int, d limiter.Decision, reason string) {
 	if d.Allowed {
 		res.Status = Allowed
 	}
+}
+
+// byConcurrency reports whether d was decided by a concurrency rule of set.
+func byConcurrency(set *limiter.Set, d limiter.Decision) bool {
+	return d.Rule >= 0 && d.Rule < set.Len() && set.Rule(d.Rule).Algorithm == limiter.Concurrency
 }

@@ -54,3 +54,8 @@ func (c *denialCache) put(key string, version, now, cost int64, d limiter.Decisi
 	}
 	c.m.Add(denialKey{key, version}, denial{cost: cost, until: now + d.RetryAfter, d: d})
 }
+
+// forget drops the denial of (key, version): a refund made it stale.
+func (c *denialCache) forget(key string, version int64) {
+	c.m.Remove(denialKey{key, version})
+}

@@ -113,7 +113,13 @@
 //     retries once the store may be back. Fail-closed denials are not put in the denial
 //     cache.
 //
-// Either way nothing was counted, and the Result does not pretend otherwise: no Set and
+// The decision's store call runs apart from the request, under a second deadline
+// (the budget plus LateReplyBound): a reply after the budget that allowed is refunded
+// at once through the store's store.Settler, so a request the fail mode answered ends
+// up counting nothing (on a store without Settler, or after the second deadline, a late
+// reply stands as counted).
+//
+// Either way nothing stays counted, and the Result does not pretend otherwise: no Set and
 // no Rule, Decision.Rule -1, Limit and Remaining 0. Callers mark such answers (the
 // authorizer's failOpen and failClosed context keys, the X-RateLimit-Fail field), so
 // that a client can tell a failing store from a limit.
@@ -121,6 +127,14 @@
 // Backend failures are never returned as errors and never panic: Check returns an error
 // only for input no decision could accept (a cost below 1 or above a rule's capacity).
 // Stores must honour the context's deadline; every store of pkg/store does.
+//
+// # Reservations
+//
+// With a Config.ReservationSecret, an allowed decision carries a Reservation: the
+// estimate it counted (the request's cost, or its route's), under a token sealed with
+// HMAC-SHA256. Settle it with Settle and the real cost once the response is done: the
+// difference is charged (a window may go into debt) or refunded, once per reservation.
+// Concurrency rules hold one slot per request until its settle or its lease's end.
 //
 // # Shadow mode
 //

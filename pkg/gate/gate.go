@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -55,6 +57,10 @@ type Config struct {
 	// EpochLog receives the line written when the tenant store's epoch marker changed
 	// (see Gate.CheckEpoch); nil means stdout.
 	EpochLog io.Writer
+	// ReservationSecret, at least MinSecretBytes long, seals the reservations of
+	// allowed requests (Result.Reservation) and opens them in Settle; nil means no
+	// reservations: Results carry none and Settle answers SettleOff.
+	ReservationSecret []byte
 }
 
 // Gate decides requests. Create it with New; it is safe for concurrent use.
@@ -69,6 +75,7 @@ type Gate struct {
 	configs   *configCache
 	denials   *denialCache
 	epoch     *epochWatch // nil: the tenant store has no epoch marker
+	secret    []byte      // nil: no reservations
 }
 
 // New checks cfg and returns a Gate.
@@ -85,6 +92,9 @@ func New(cfg Config) (*Gate, error) {
 	}
 	if cfg.AnonymousTenant != "" && !tenant.ValidID(cfg.AnonymousTenant) {
 		return nil, errors.New("gate: Config.AnonymousTenant is not a valid tenant id")
+	}
+	if cfg.ReservationSecret != nil && len(cfg.ReservationSecret) < MinSecretBytes {
+		return nil, fmt.Errorf("gate: Config.ReservationSecret holds %d bytes, at least %d are needed", len(cfg.ReservationSecret), MinSecretBytes)
 	}
 	cfg = withDefaults(cfg)
 	configs, err := newConfigCache(cfg.Tenants, cfg.ConfigTTL, cfg.MaxStale, cfg.MaxEntries)
@@ -106,6 +116,7 @@ func New(cfg Config) (*Gate, error) {
 		configs:   configs,
 		denials:   denials,
 		epoch:     newEpochWatch(cfg.Tenants, cfg.ConfigTTL, cfg.EpochLog),
+		secret:    bytes.Clone(cfg.ReservationSecret),
 	}, nil
 }
 

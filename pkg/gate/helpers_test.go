@@ -151,3 +151,13 @@ func (s *failingTenants) LookupKey(ctx context.Context, hash string) (apikey.Rec
 }
 
 func failMode(s string) tenant.FailMode { return tenant.FailMode(s) }
+
+// Settle forwards to the wrapped store's Settle; a store without one gets
+// gate.ErrNoSettler's meaning back.
+func (s *countingStore) Settle(ctx context.Context, cs []store.Counter, st store.Settlement) (bool, error) {
+	settler, ok := s.next.(store.Settler)
+	if !ok {
+		return false, errors.New("the wrapped store does not settle")
+	}
+	return settler.Settle(ctx, cs, st)
+}

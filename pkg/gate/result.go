@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -19,7 +20,9 @@ type Request struct {
 	APIKey string
 	// SourceIP is the client's address, used for anonymous routes.
 	SourceIP string
-	// Cost is the request's cost; 0 means 1.
+	// Cost is the request's cost, set only by a trusted layer (never from what the
+	// client sends); 0 means the matched route's cost (tenant.Route.Cost), 1 off any
+	// route.
 	Cost int64
 }
 
@@ -89,6 +92,11 @@ type Result struct {
 	// StoreCalls counts the counter store's Decide calls (at most one); ConfigCalls the tenant
 	// store's calls (cache misses).
 	StoreCalls, ConfigCalls int
+	// Reservation is an allowed decision's reservation, to settle with Gate.Settle once
+	// the request's real cost is known; the zero Reservation when there is none.
+	Reservation Reservation
+	// decisions holds each check's own decision (CheckDecision), as the store answered.
+	decisions [store.MaxCounters]limiter.Decision
 	// StoreLatency is the time spent in the counter store's calls.
 	StoreLatency time.Duration
 	// Reason says why, for logs: "allowed", "over limit", "unknown key", the store
@@ -116,4 +124,15 @@ func (r *Result) Policies() []*limiter.Set {
 		out[i] = c.Set
 	}
 	return out
+}
+
+// CheckDecision returns the decision of check i of Checks alone (its Rule is the rule of
+// that check's set with the least remaining, or the denying one), as the store answered
+// it; the zero Decision, with ok false, when the store did not decide (the denial cache
+// or the fail mode answered).
+func (r *Result) CheckDecision(i int) (d limiter.Decision, ok bool) {
+	if i < 0 || i >= len(r.Checks) || r.StoreCalls == 0 || r.Set == nil || r.Cached {
+		return limiter.Decision{}, false
+	}
+	return r.decisions[i], true
 }

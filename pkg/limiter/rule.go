@@ -69,6 +69,8 @@ type Rule struct {
 	// Lease is a concurrency rule's lease (default DefaultLease): how long a slot is
 	// held by a request that is never settled.
 	Lease Period `json:"lease,omitzero"`
+	// Unit is what the rule counts (see CountUnit): "tokens" or, by default, requests.
+	Unit CountUnit `json:"unit,omitempty"`
 }
 
 // IsBucket reports whether the rule is a token or leaky bucket.
@@ -102,6 +104,9 @@ func (r Rule) Normalized() Rule {
 // *FieldError naming the field, the value and the reason.
 func (r Rule) Validate() error {
 	if err := validateName(r.Name); err != nil {
+		return err
+	}
+	if err := r.validateUnit(); err != nil {
 		return err
 	}
 	switch r.Algorithm {
@@ -211,6 +216,7 @@ type ruleJSON struct {
 	Anchor    *string          `json:"anchor"`
 	Scope     *string          `json:"scope"`
 	Lease     *json.RawMessage `json:"lease"`
+	Unit      *string          `json:"unit"`
 }
 
 // UnmarshalJSON decodes a rule strictly (unknown fields and non-integer counts are
@@ -234,6 +240,9 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	}
 	if raw.Scope != nil {
 		out.Scope = Scope(*raw.Scope)
+	}
+	if raw.Unit != nil {
+		out.Unit = CountUnit(*raw.Unit)
 	}
 	var err error
 	if out.Limit, err = decodeCount("limit", raw.Limit); err != nil {

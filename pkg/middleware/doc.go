@@ -16,6 +16,14 @@
 // by the bucket: give a leaky bucket a burst of at most MaxDelay x limit/period, and its
 // delays never exceed MaxDelay.
 //
+// With a gate that has a reservation secret, an allowed request's reservation (see
+// gate.Reservation) is in the handler's context: ReservationFrom reads it. Once the
+// handler returns, the middleware settles it at the request's real cost: the one given
+// to SetCost, else the response's X-RateLimit-Settle-Cost header (SettleCostHeader),
+// which it removes before the client sees the response (net/http: before the headers
+// are written; aws-lambda-go: from the response's header maps). With neither, the
+// estimate stands. Config.OnSettle receives each settle's outcome.
+//
 // Middleware.Handler wraps a net/http handler; APIGatewayProxy (REST API v1),
 // APIGatewayV2 (HTTP API payload 2.0), FunctionURL and ALB wrap aws-lambda-go handlers.
 // A gate error (a misconfiguration, not a store failure: the gate applies the tenant's

@@ -26,11 +26,13 @@ type (
 // APIGatewayProxy wraps a REST API (v1) proxy handler; the route is the event's resource.
 func (m *Middleware) APIGatewayProxy(next ProxyHandler) ProxyHandler {
 	return func(ctx context.Context, e events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-		a := m.decide(ctx, request.FromRESTProxy(e, m.gate.KeyHeader()))
+		a, res := m.decide(ctx, request.FromRESTProxy(e, m.gate.KeyHeader()))
 		if a.Status > 0 {
 			return events.APIGatewayProxyResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
+		ctx, p := withPending(ctx, res)
 		resp, err := next(ctx, e)
+		m.settleEvent(ctx, p, resp.Headers, resp.MultiValueHeaders)
 		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
@@ -39,11 +41,13 @@ func (m *Middleware) APIGatewayProxy(next ProxyHandler) ProxyHandler {
 // APIGatewayV2 wraps an HTTP API (payload 2.0) handler; the route is the event's route key.
 func (m *Middleware) APIGatewayV2(next V2Handler) V2Handler {
 	return func(ctx context.Context, e events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		a := m.decide(ctx, request.FromHTTPProxy(e, m.gate.KeyHeader()))
+		a, res := m.decide(ctx, request.FromHTTPProxy(e, m.gate.KeyHeader()))
 		if a.Status > 0 {
 			return events.APIGatewayV2HTTPResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
+		ctx, p := withPending(ctx, res)
 		resp, err := next(ctx, e)
+		m.settleEvent(ctx, p, resp.Headers, resp.MultiValueHeaders)
 		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
@@ -52,11 +56,13 @@ func (m *Middleware) APIGatewayV2(next V2Handler) V2Handler {
 // FunctionURL wraps a Lambda function URL handler; the route is the raw path.
 func (m *Middleware) FunctionURL(next FunctionURLHandler) FunctionURLHandler {
 	return func(ctx context.Context, e events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
-		a := m.decide(ctx, request.FromFunctionURL(e, m.gate.KeyHeader()))
+		a, res := m.decide(ctx, request.FromFunctionURL(e, m.gate.KeyHeader()))
 		if a.Status > 0 {
 			return events.LambdaFunctionURLResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
+		ctx, p := withPending(ctx, res)
 		resp, err := next(ctx, e)
+		m.settleEvent(ctx, p, resp.Headers, nil)
 		resp.Headers, _ = merge(a.Header, resp.Headers, nil)
 		return resp, err
 	}
@@ -66,7 +72,7 @@ func (m *Middleware) FunctionURL(next FunctionURLHandler) FunctionURLHandler {
 // source IP the last X-Forwarded-For entry (the one the load balancer appended).
 func (m *Middleware) ALB(next ALBHandler) ALBHandler {
 	return func(ctx context.Context, e events.ALBTargetGroupRequest) (events.ALBTargetGroupResponse, error) {
-		a := m.decide(ctx, request.FromALB(e, m.gate.KeyHeader()))
+		a, res := m.decide(ctx, request.FromALB(e, m.gate.KeyHeader()))
 		multi := e.MultiValueHeaders != nil
 		if a.Status > 0 {
 			resp := events.ALBTargetGroupResponse{StatusCode: a.Status, StatusDescription: statusLine(a.Status), Body: string(a.Body)}
@@ -77,7 +83,9 @@ func (m *Middleware) ALB(next ALBHandler) ALBHandler {
 			}
 			return resp, nil
 		}
+		ctx, p := withPending(ctx, res)
 		resp, err := next(ctx, e)
+		m.settleEvent(ctx, p, resp.Headers, resp.MultiValueHeaders)
 		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
@@ -118,3 +126,25 @@ func merge(add http.Header, single map[string]string, multi map[string][]string)
 }
 
 func statusLine(code int) string { return strconv.Itoa(code) + " " + http.StatusText(code) }
+
+// settleEvent takes SettleCostHeader out of an event response's headers and settles p
+// (see Middleware.settle).
+func (m *Middleware) settleEvent(ctx context.Context, p *pending, single map[string]string, multi map[string][]string) {
+	if p == nil {
+		return
+	}
+	if v := request.Header(single, multi, SettleCostHeader); v != "" {
+		p.record(v)
+	}
+	for k := range single {
+		if strings.EqualFold(k, SettleCostHeader) {
+			delete(single, k)
+		}
+	}
+	for k := range multi {
+		if strings.EqualFold(k, SettleCostHeader) {
+			delete(multi, k)
+		}
+	}
+	m.settle(ctx, p)
+}

@@ -20,6 +20,9 @@ type Config struct {
 	MaxDelay time.Duration
 	// Sleep waits d, or until ctx is done; nil means a timer. Tests inject it.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// OnSettle receives the outcome of each settle the middleware makes (see
+	// SetCost); nil logs the failed ones with slog.
+	OnSettle func(gate.SettleResult, error)
 }
 
 // Middleware decides requests before the handlers it wraps. Create it with New.
@@ -27,6 +30,7 @@ type Middleware struct {
 	gate     *gate.Gate
 	maxDelay time.Duration
 	sleep    func(ctx context.Context, d time.Duration) error
+	onSettle func(gate.SettleResult, error)
 }
 
 // New checks cfg and returns a Middleware.
@@ -40,26 +44,30 @@ func New(cfg Config) (*Middleware, error) {
 	if cfg.Sleep == nil {
 		cfg.Sleep = wait.Sleep
 	}
-	return &Middleware{gate: cfg.Gate, maxDelay: cfg.MaxDelay, sleep: cfg.Sleep}, nil
+	if cfg.OnSettle == nil {
+		cfg.OnSettle = logSettle
+	}
+	return &Middleware{gate: cfg.Gate, maxDelay: cfg.MaxDelay, sleep: cfg.Sleep, onSettle: cfg.OnSettle}, nil
 }
 
 // decide checks req with the gate, waits a leaky bucket's delay when it may, and returns
-// the answer: a response of its own (Status > 0) or the fields to add to the handler's.
-func (m *Middleware) decide(ctx context.Context, req gate.Request) headers.Answer {
+// the answer: a response of its own (Status > 0) or the fields to add to the handler's,
+// with the reservation of a request the handler is to serve.
+func (m *Middleware) decide(ctx context.Context, req gate.Request) (headers.Answer, gate.Reservation) {
 	res, err := m.gate.Check(ctx, req)
 	if err != nil {
-		return headers.Internal()
+		return headers.Internal(), gate.Reservation{}
 	}
 	a := headers.For(res, m.gate.KeyHeader())
 	if a.Status > 0 {
-		return a
+		return a, gate.Reservation{}
 	}
 	if delay := time.Duration(res.Decision.Delay) * time.Microsecond; delay > 0 && !res.Shadow && !res.FailOpen {
 		if delay > m.maxDelay || m.sleep(ctx, delay) != nil {
-			return m.tooLong(res, delay)
+			return m.tooLong(res, delay), gate.Reservation{}
 		}
 	}
-	return a
+	return a, res.Reservation
 }
 
 // tooLong answers 429 for an admitted request whose leaky-bucket delay is not waited.

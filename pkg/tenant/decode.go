@@ -50,13 +50,14 @@ type routeJSON struct {
 	Resource  string            `json:"resource"`
 	Rules     []json.RawMessage `json:"rules"`
 	Anonymous bool              `json:"anonymous"`
+	Cost      int64             `json:"cost"`
 }
 
 const (
 	changeFields   = "at, from, to"
 	tenantFields   = "id, rules, timezone, fail_mode, status, shadow, routes, metadata, version, generation, creation_id, zone_changes, plan, overrides"
 	overrideFields = "rules, until"
-	routeFields    = "method, resource, rules, anonymous"
+	routeFields    = "method, resource, rules, anonymous, cost"
 )
 
 // Decode reads one tenant from JSON strictly (unknown fields, non-integer numbers and
@@ -126,7 +127,7 @@ func decodeRoute(data []byte, path string) (Route, error) {
 	if err != nil {
 		return Route{}, err
 	}
-	return Route{Method: raw.Method, Resource: raw.Resource, Rules: rules, Anonymous: raw.Anonymous}, nil
+	return Route{Method: raw.Method, Resource: raw.Resource, Rules: rules, Anonymous: raw.Anonymous, Cost: raw.Cost}, nil
 }
 
 func decodeOverrides(raws []json.RawMessage) ([]Override, error) {

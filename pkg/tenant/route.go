@@ -33,11 +33,32 @@ const methodList = "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, ANY"
 // Anonymous routes accept requests without an API key. Their rules count per client
 // address by default (scope ip); a key-scope rule is refused there, since a request
 // without a key has no key to count it under.
+//
+// Cost is the estimate each request of the route reserves (0 means DefaultCost): what
+// every rule counts for it at the decision, before the real cost is settled (see
+// gate.Gate.Settle). It must fit every rule the route's requests meet, as a request's
+// cost must (limiter.Set.CheckCost).
 type Route struct {
 	Method    string         `json:"method"`
 	Resource  string         `json:"resource"`
 	Rules     []limiter.Rule `json:"rules"`
 	Anonymous bool           `json:"anonymous,omitempty"`
+	Cost      int64          `json:"cost,omitempty"`
+}
+
+// Bounds on a route's cost.
+const (
+	DefaultCost = 1
+	MaxCost     = 1_000_000_000_000 // 10^12
+)
+
+// RequestCost returns the cost each request of the route reserves: Cost, or
+// DefaultCost when it is 0.
+func (r Route) RequestCost() int64 {
+	if r.Cost == 0 {
+		return DefaultCost
+	}
+	return r.Cost
 }
 
 // DefaultScope is the scope of the route's rules that name none: ScopeIP on an

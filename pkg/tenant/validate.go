@@ -90,6 +90,9 @@ func (t Tenant) validateRoutes() error {
 		if err := r.validate(); err != nil {
 			return prefixed(path, err)
 		}
+		if err := r.validateCost(t.Rules); err != nil {
+			return prefixed(path, err)
+		}
 		if j, dup := seen[r.Name()]; dup {
 			return &limiter.FieldError{Field: path, Value: strconv.Quote(r.Name()), Reason: fmt.Sprintf("repeats routes[%d]: one route per method and resource", j)}
 		}

@@ -1,0 +1,126 @@
+package gate_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+	"github.com/edgelimit/edgelimit/pkg/store/memory"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// inFlightJSON admits 10 requests in flight, a slot held at most a 1 s lease.
+const inFlightJSON = `{"id": "%s", "rules": [{"name": "in-flight", "algorithm": "concurrency", "limit": 10, "lease": "1s"},
+  {"name": "minute", "algorithm": "fixed_window", "limit": 100000, "period": "1m"}]}`
+
+// inFlight is a gate over counters with the in-flight tenant, whose clock is the real
+// one moved by *skew.
+type inFlight struct {
+	g    *gate.Gate
+	key  string
+	skew atomic.Int64 // µs added to the real clock
+}
+
+func newInFlight(t *testing.T, counters store.Counters, budget time.Duration) *inFlight {
+	tenants := memory.NewTenants()
+	id := uniqueID(t, "conc")
+	tn, err := tenant.Decode([]byte(fmt.Sprintf(inFlightJSON, id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tenants.Create(context.Background(), tn); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{tenants: tenants}
+	c := &inFlight{}
+	c.key, _ = f.addKey(t, id)
+	clock := alignedClock()
+	c.g, err = gate.New(gate.Config{Tenants: tenants, Counters: counters, LatencyBudget: budget, ReservationSecret: secret,
+		Now: func() int64 { return clock() + c.skew.Load() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// check sends one request; failedOver counts the answers of the fail mode (a store
+// slower than the budget on a loaded machine), which admit nothing.
+func (c *inFlight) check(t *testing.T, failedOver *atomic.Int64) gate.Result {
+	res, err := c.g.Check(context.Background(), gate.Request{APIKey: c.key, Method: "GET", Resource: "/"})
+	if err != nil {
+		t.Errorf("check: %v", err)
+	}
+	if res.FailedClosed {
+		failedOver.Add(1)
+	}
+	return res
+}
+
+// TestConcurrencyNeverOverTheLimit: 3 groups of 32 goroutines (the processes of a
+// fleet) each send requests that hold their slot while they work for a random 1 to 5
+// ms, then settle, against a concurrency rule of 10: the peak of requests in flight,
+// counted from the allowed answer to the settle, never passes 10. Then a group that
+// dies holding 10 slots (it never settles) blocks every request until its lease ends,
+// and after the lease plus its quantum all 10 slots are free again.
+func TestConcurrencyNeverOverTheLimit(t *testing.T) {
+	forEachSettler(t, func(t *testing.T, counters store.Counters, budget time.Duration) {
+		c := newInFlight(t, counters, budget)
+		var now, peak, served, failedOver atomic.Int64
+		var wg sync.WaitGroup
+		for range 3 * 32 {
+			wg.Go(func() {
+				for range 10 {
+					res := c.check(t, &failedOver)
+					if !res.Decision.Allowed {
+						continue
+					}
+					n := now.Add(1)
+					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+					}
+					time.Sleep(time.Duration(1+rand.IntN(5)) * time.Millisecond) // the request's work
+					now.Add(-1)
+					served.Add(1)
+					if r, err := c.g.Settle(context.Background(), res.Reservation.ID, 1); err != nil || r.Status != gate.SettleSettled {
+						t.Errorf("settle: %+v, %v", r, err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		t.Logf("%d requests served, peak %d in flight, %d answered by the fail mode", served.Load(), peak.Load(), failedOver.Load())
+		if p := peak.Load(); p > 10 || p < 2 || served.Load() < 10 {
+			t.Fatalf("peak %d in flight (%d served), want at most 10 and the rule used", p, served.Load())
+		}
+		checkDeadHolder(t, c)
+	})
+}
+
+// checkDeadHolder takes the 10 slots and never settles them (a process killed while
+// serving): an 11th request is refused until the lease, and after the lease and its
+// quantum (1 s + 62.5 ms, on the gate's clock) 10 requests are in flight again.
+func checkDeadHolder(t *testing.T, c *inFlight) {
+	var failedOver atomic.Int64
+	held := 0
+	for range 10 {
+		if c.check(t, &failedOver).Decision.Allowed {
+			held++
+		}
+	}
+	if held != 10 || c.check(t, &failedOver).Decision.Allowed || failedOver.Load() > 0 {
+		t.Fatalf("%d slots taken, then an 11th allowed: want 10 and a refusal", held)
+	}
+	quantum := (time.Second + limiter.LeaseQuanta*time.Microsecond - 1) / limiter.LeaseQuanta
+	c.skew.Add((time.Second + quantum).Microseconds())
+	for i := range 10 {
+		if !c.check(t, &failedOver).Decision.Allowed {
+			t.Fatalf("after the lease: request %d refused, want 10 slots free", i+1)
+		}
+	}
+}
