@@ -74,3 +74,11 @@ func TestInFlightAcrossProcesses(t *testing.T) {
 		})
 	}
 }
+
+// TestKilledHolderFreesItsSlots: a process killed holding every slot frees them at
+// their lease's end.
+func TestKilledHolderFreesItsSlots(t *testing.T) {
+	st, _, table := newTestStore(t)
+	t.Setenv(envTable, table)
+	storetest.KilledHolder(t, st, 10, time.Second)
+}

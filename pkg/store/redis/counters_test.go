@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/edgelimit/edgelimit/internal/testenv"
 	"github.com/edgelimit/edgelimit/pkg/store"
@@ -71,7 +72,7 @@ func TestStoreExactAcrossProcesses(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
-	storetest.MaybeChild(func() (store.Counters, error) {
+	childStore := func() (store.Counters, error) {
 		cfg := Config{Addrs: []string{os.Getenv(testenv.EnvRedisAddr)}}
 		if os.Getenv(envTopology) == "cluster" {
 			cfg = Config{Addrs: strings.Split(os.Getenv(testenv.EnvRedisCluster), ","), Cluster: true}
@@ -81,6 +82,26 @@ func TestMain(m *testing.M) {
 			return nil, err
 		}
 		return NewCounters(c, CountersConfig{}), nil
-	})
+	}
+	storetest.MaybeChild(childStore)
+	storetest.MaybeInFlightChild(childStore, storetest.ErrorClass)
 	os.Exit(m.Run())
+}
+
+// TestInFlightAcrossProcesses: 3 OS processes x 32 goroutines against 10 in flight,
+// on the real clock with production's 100 ms budget: never 11 held at once.
+func TestInFlightAcrossProcesses(t *testing.T) {
+	forEachTopology(t, func(t *testing.T, topo topology) {
+		t.Setenv(envTopology, topo.name)
+		storetest.InFlightTenTimesThree(t)
+	})
+}
+
+// TestKilledHolderFreesItsSlots: a process killed holding every slot frees them at
+// their lease's end.
+func TestKilledHolderFreesItsSlots(t *testing.T) {
+	forEachTopology(t, func(t *testing.T, topo topology) {
+		t.Setenv(envTopology, topo.name)
+		storetest.KilledHolder(t, NewCounters(newTestClient(t, topo.config(t)), CountersConfig{}), 10, time.Second)
+	})
 }

@@ -63,9 +63,13 @@ type childReport struct {
 
 // MaybeInFlightChild turns this process into a child of InFlight when it was started
 // as one: it runs the job against the Counters newStore returns (a store.Settler),
-// naming each error by classify, prints its report and exits. A backend's TestMain
-// calls it before m.Run.
+// naming each error by classify, prints its report and exits; or into the child of
+// KilledHolder. A backend's TestMain calls it before m.Run.
 func MaybeInFlightChild(newStore func() (store.Counters, error), classify func(error) string) {
+	if spec := os.Getenv(envHoldJob); spec != "" { // KilledHolder's child
+		fmt.Fprintln(os.Stderr, "child:", runHoldChild(spec, newStore))
+		os.Exit(1)
+	}
 	spec := os.Getenv(envInFlightJob)
 	if spec == "" {
 		return

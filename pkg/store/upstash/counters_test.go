@@ -2,6 +2,7 @@ package upstash
 
 import (
 	"os"
+	"time"
 
 	"net/http"
 	"testing"
@@ -40,14 +41,28 @@ func TestConcurrencyConformance(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
-	storetest.MaybeChild(func() (store.Counters, error) {
+	childStore := func() (store.Counters, error) {
 		c, err := upstashrest.NewClient(upstashrest.Config{URL: os.Getenv(testenv.EnvUpstashURL), Token: os.Getenv(testenv.EnvUpstashToken)})
 		if err != nil {
 			return nil, err
 		}
 		return NewCounters(c, CountersConfig{}), nil
-	})
+	}
+	storetest.MaybeChild(childStore)
+	storetest.MaybeInFlightChild(childStore, storetest.ErrorClass)
 	os.Exit(m.Run())
+}
+
+// TestInFlightAcrossProcesses: 3 OS processes x 32 goroutines against 10 in flight,
+// on the real clock with production's 100 ms budget: never 11 held at once.
+func TestInFlightAcrossProcesses(t *testing.T) {
+	storetest.InFlightTenTimesThree(t)
+}
+
+// TestKilledHolderFreesItsSlots: a process killed holding every slot frees them at
+// their lease's end.
+func TestKilledHolderFreesItsSlots(t *testing.T) {
+	storetest.KilledHolder(t, newTestStore(t, nil), 10, time.Second)
 }
 
 func TestStoreExactAcrossProcesses(t *testing.T) {

@@ -1,0 +1,162 @@
+package storetest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/store"
+)
+
+// envHoldJob passes a holdJob, as JSON, to the child of KilledHolder.
+const envHoldJob = "EDGELIMIT_STORETEST_HOLD_JOB"
+
+// holdJob is what KilledHolder's child does: take n slots of its counters on the real
+// clock, print their instants, and wait to be killed.
+type holdJob struct {
+	Counters []jobCounter `json:"counters"`
+	N        int          `json:"n"`
+}
+
+// runHoldChild takes the job's slots and prints "held [instants]"; it then blocks, as
+// a process that dies mid-request never settles.
+func runHoldChild(spec string, newStore func() (store.Counters, error)) error {
+	var j holdJob
+	if err := json.Unmarshal([]byte(spec), &j); err != nil {
+		return err
+	}
+	st, err := newStore()
+	if err != nil {
+		return err
+	}
+	callers, err := parseCallers([][]jobCounter{j.Counters})
+	if err != nil {
+		return err
+	}
+	cs, outs := callers[0], make([]limiter.Decision, len(callers[0]))
+	ats := make([]int64, 0, j.N)
+	for range j.N {
+		at := time.Now().UnixMicro()
+		if err := st.Decide(context.Background(), cs, at, 1, outs); err != nil {
+			return err
+		}
+		if d, _ := limiter.Join(outs); !d.Allowed {
+			return fmt.Errorf("slot %d of %d denied: %+v", len(ats)+1, j.N, d)
+		}
+		ats = append(ats, at)
+	}
+	out, _ := json.Marshal(ats)
+	fmt.Printf("held %s\n", out)
+	select {}
+}
+
+// KilledHolder checks that a process killed while it holds every slot of a
+// concurrency rule frees them at their lease's end: a child process (this test binary
+// again, whose TestMain calls MaybeInFlightChild) takes all limit slots of the rule
+// {"algorithm": "concurrency", "limit": limit, "lease": lease} on a fresh key and is
+// killed with SIGKILL once it says so. Right after, st admits no request on the key;
+// once the real clock reaches the last slot's expiry (limiter.Set.SlotExpiry: within
+// the lease and its quantum), st admits limit requests again.
+func KilledHolder(t *testing.T, st store.Counters, limit int, lease time.Duration) {
+	t.Helper()
+	rules := []string{fmt.Sprintf(`{"name": "inflight", "algorithm": "concurrency", "limit": %d, "lease": %q}`, limit, lease)}
+	c := jobCounter{Key: Key(t, "held"), Rules: rules}
+	spec, _ := json.Marshal(holdJob{Counters: []jobCounter{c}, N: limit})
+	ctx, cancel := context.WithTimeout(context.Background(), childDeadline)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envHoldJob+"="+string(spec))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "held ") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the child did not take its slots: %q %v: %s", line, err, stderr.String())
+	}
+	var ats []int64
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "held ")), &ats); err != nil || len(ats) != limit {
+		t.Fatalf("the child printed %q: %v", line, err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	set := Set(t, nil, rules...)
+	cs := []store.Counter{{Key: c.Key, Set: set}}
+	if n := admitted(t, st, cs, time.Now().UnixMicro(), 1); n != 0 {
+		t.Fatalf("right after the holder was killed: %d admitted, want 0 (its %d slots held)", n, limit)
+	}
+	free := set.SlotExpiry(0, ats[len(ats)-1])
+	if free-ats[0] > (lease + lease/limiter.LeaseQuanta + time.Second).Microseconds() {
+		t.Fatalf("the last slot frees %v after the first was taken, beyond the lease %v and its quantum", time.Duration(free-ats[0])*time.Microsecond, lease)
+	}
+	time.Sleep(time.Until(time.UnixMicro(free))) // the lease's end on the real clock, the subject under test
+	if n := admitted(t, st, cs, time.Now().UnixMicro(), limit+1); n != limit {
+		t.Fatalf("after the killed holder's leases ended: %d of %d admitted, want %d", n, limit+1, limit)
+	}
+}
+
+// admitted decides n requests of cost 1 on cs at now and returns how many were allowed.
+func admitted(t *testing.T, st store.Counters, cs []store.Counter, now int64, n int) int {
+	t.Helper()
+	outs := make([]limiter.Decision, len(cs))
+	k := 0
+	for range n {
+		if err := st.Decide(context.Background(), cs, now, 1, outs); err != nil {
+			t.Fatal(err)
+		}
+		if d, _ := limiter.Join(outs); d.Allowed {
+			k++
+		}
+	}
+	return k
+}
+
+// ErrorClass names an error for InFlight's report: "deadline" for a call past its
+// budget, else the error.
+func ErrorClass(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "deadline"
+	}
+	return "other: " + err.Error()
+}
+
+// InFlightTenTimesThree runs the concurrency Show on the backend of this test binary
+// (its TestMain calls MaybeInFlightChild): 3 OS processes x 32 goroutines on the real
+// clock, with production's 100 ms budget, holding each reservation up to 300 ms and
+// idling up to 20 ms between requests, against 10 in flight (60 s lease) within a
+// token bucket that rarely denies; never more than 10 held at once, and no call failed
+// but by its deadline.
+func InFlightTenTimesThree(t *testing.T) {
+	rules := []string{`{"name": "inflight", "algorithm": "concurrency", "limit": 10, "lease": "60s"}`,
+		`{"name": "rate", "algorithm": "token_bucket", "limit": 2000, "period": "1s"}`}
+	callers := [][]InFlightCounter{{{Key: Key(t, "tenant"), Rules: rules}}}
+	rep := InFlight(t, 3, InFlightJob{Callers: callers, Goroutines: 32, Each: 150, For: 4 * time.Second,
+		Budget: 100 * time.Millisecond, Hold: 300 * time.Millisecond, Gap: 20 * time.Millisecond, Lease: time.Minute})
+	t.Logf("%d decisions, %d admitted, %d settled, at most %d in flight; failed calls: %v", rep.Decisions, rep.Admitted, rep.Settled, rep.MaxInFlight, rep.Errors)
+	if rep.MaxInFlight > 10 {
+		t.Fatalf("%d reservations held at once, limit 10", rep.MaxInFlight)
+	}
+	if rep.Admitted == 0 {
+		t.Fatal("nothing admitted in 4 s")
+	}
+	for class := range rep.Errors {
+		if strings.Contains(class, "other: ") || strings.Contains(class, "not applied") {
+			t.Errorf("failed calls: %s (%d)", class, rep.Errors[class])
+		}
+	}
+}
