@@ -70,11 +70,11 @@ func (c *inFlight) check(t *testing.T, failedOver *atomic.Int64) gate.Result {
 // dies holding 10 slots (it never settles) blocks every request until its lease ends,
 // and after the lease plus its quantum all 10 slots are free again.
 func TestConcurrencyNeverOverTheLimit(t *testing.T) {
-	forEachSettler(t, func(t *testing.T, counters store.Counters, budget time.Duration) {
+	forEachSettler(t, func(t *testing.T, counters store.Counters, budget time.Duration, callers func(int) int) {
 		c := newInFlight(t, counters, budget)
 		var now, peak, served, failedOver atomic.Int64
 		var wg sync.WaitGroup
-		for range 3 * 32 {
+		for range callers(3 * 32) {
 			wg.Go(func() {
 				for range 10 {
 					res := c.check(t, &failedOver)

@@ -3,7 +3,6 @@ package gate_test
 import (
 	"context"
 	"math/rand/v2"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -25,11 +24,11 @@ const (
 	llmRequests = 20      // requests per client at most
 )
 
-// llmTenant limits tokens per minute on POST /chat, reserving cost for each request.
-func llmTenant(id string, cost int64) string {
-	return `{"id": "` + id + `", "rules": [{"name": "requests", "algorithm": "fixed_window", "limit": 1000000, "period": "1m"}],
-	  "routes": [{"method": "POST", "resource": "/chat", "cost": ` + strconv.FormatInt(cost, 10) + `,
-	    "rules": [{"name": "tpm", "algorithm": "fixed_window", "limit": 100000, "period": "1m"}]}]}`
+// llmTenant limits tokens per minute: one counter, as LiteLLM's tokens-per-minute
+// limit is. The trusted layer in front of the model (the middleware) sets each
+// request's cost, the estimate it reserves.
+func llmTenant(id string) string {
+	return `{"id": "` + id + `", "rules": [{"name": "tpm", "algorithm": "fixed_window", "limit": 100000, "period": "1m", "unit": "tokens"}]}`
 }
 
 // TestLiteLLMCase: 50 concurrent clients whose requests are estimated at 1,000 tokens
@@ -39,17 +38,18 @@ func llmTenant(id string, cost int64) string {
 // LiteLLM did) admits up to limit + in flight x actual. Both are measured in the same
 // run; the first is asserted.
 func TestLiteLLMCase(t *testing.T) {
-	forEachSettler(t, func(t *testing.T, counters store.Counters, budget time.Duration) {
-		reserve := runLLM(t, counters, budget, llmEstimate)
-		after := runLLM(t, counters, budget, 1)
-		bound := int64(llmLimit + llmWorkers*(llmActual-llmEstimate))
-		t.Logf("tokens admitted in one minute window: reserve-then-settle %d (%.2fx the limit; bound %d), charge-after %d (%.2fx)",
-			reserve, float64(reserve)/llmLimit, bound, after, float64(after)/llmLimit)
+	forEachSettler(t, func(t *testing.T, counters store.Counters, budget time.Duration, callers func(int) int) {
+		workers := callers(llmWorkers)
+		reserve := runLLM(t, counters, budget, llmEstimate, workers)
+		after := runLLM(t, counters, budget, 1, workers)
+		bound := int64(llmLimit + workers*(llmActual-llmEstimate))
+		t.Logf("%d concurrent clients; tokens admitted in one minute window: reserve-then-settle %d (%.2fx the limit; bound %d), charge-after %d (%.2fx)",
+			workers, reserve, float64(reserve)/llmLimit, bound, after, float64(after)/llmLimit)
 		if reserve > bound || reserve < llmLimit {
 			t.Errorf("reserve-then-settle admitted %d tokens, want between the limit %d and the bound %d", reserve, llmLimit, bound)
 		}
-		if after > llmLimit+llmWorkers*llmActual {
-			t.Errorf("charge-after admitted %d tokens, beyond its own bound %d", after, llmLimit+llmWorkers*llmActual)
+		if after > int64(llmLimit+workers*llmActual) {
+			t.Errorf("charge-after admitted %d tokens, beyond its own bound %d", after, llmLimit+workers*llmActual)
 		}
 	})
 }
@@ -57,10 +57,10 @@ func TestLiteLLMCase(t *testing.T) {
 // runLLM runs the clients against a fresh tenant whose requests reserve cost, each
 // admitted request settled at llmActual after a few milliseconds of work; it returns
 // the tokens admitted (llmActual per admitted request).
-func runLLM(t *testing.T, counters store.Counters, budget time.Duration, cost int64) int64 {
+func runLLM(t *testing.T, counters store.Counters, budget time.Duration, cost int64, workers int) int64 {
 	tenants := memory.NewTenants()
 	id := uniqueID(t, "llm")
-	tn, err := tenant.Decode([]byte(llmTenant(id, cost)))
+	tn, err := tenant.Decode([]byte(llmTenant(id)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +75,10 @@ func runLLM(t *testing.T, counters store.Counters, budget time.Duration, cost in
 	}
 	var admitted, failed atomic.Int64
 	var wg sync.WaitGroup
-	for range llmWorkers {
+	for range workers {
 		wg.Go(func() {
 			for range llmRequests {
-				res, err := g.Check(context.Background(), gate.Request{APIKey: key, Method: "POST", Resource: "/chat"})
+				res, err := g.Check(context.Background(), gate.Request{APIKey: key, Method: "POST", Resource: "/chat", Cost: cost})
 				if err != nil || res.FailOpen || res.FailedClosed {
 					failed.Add(1)
 					return

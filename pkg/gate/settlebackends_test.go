@@ -14,7 +14,7 @@ import (
 // build them), with its latency budget. A backend whose service is not configured is
 // skipped (failed under CI=true); so is one whose Counters does not implement
 // store.Settler yet, but only when CI is unset: under CI=true that fails.
-func forEachSettler(t *testing.T, test func(t *testing.T, counters store.Counters, budget time.Duration)) {
+func forEachSettler(t *testing.T, test func(t *testing.T, counters store.Counters, budget time.Duration, callers func(n int) int)) {
 	for _, b := range modelBackends {
 		if b.hot {
 			continue
@@ -31,7 +31,11 @@ func forEachSettler(t *testing.T, test func(t *testing.T, counters store.Counter
 			if budget == 0 {
 				budget = 100 * time.Millisecond
 			}
-			test(t, counters, budget)
+			callers := func(n int) int { return n }
+			if b.name == "dynamodb" {
+				callers = func(n int) int { return min(n, dynamoLocalCallers) }
+			}
+			test(t, counters, budget, callers)
 		})
 	}
 }
@@ -44,3 +48,12 @@ func alignedClock() func() int64 {
 	base := start.Truncate(time.Minute)
 	return func() int64 { return limiter.Micros(base.Add(time.Since(start))) }
 }
+
+// dynamoLocalCallers is the most concurrent callers the reserve/settle tests offer
+// DynamoDB Local: a JVM over SQLite that serves a few hundred writes a second on this
+// machine answered most of 50 concurrent writers to one item after a second's budget
+// (and their settles, transactions on that item, after two), so those tests scale
+// their concurrency down there rather than offer a load it cannot take. The stores'
+// own tests run 3 processes x 32 goroutines against DynamoDB Local
+// (pkg/store/dynamodb TestInFlightAcrossProcesses).
+const dynamoLocalCallers = 10

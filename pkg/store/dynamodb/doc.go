@@ -115,12 +115,17 @@
 // instance that has not seen the key costs two round trips. A concurrency release is
 // relative, SET g.x = g.x - 1, ADD n -1, conditioned on g.x > 0, l < x (x live) and the
 // guessed live entries between the slot's own expiry and x holding no slot: settles do
-// not conflict with the instances taking slots. Every other rule's change is pinned:
-// each attribute it reads is conditioned on its guessed value and the changed ones are
-// SET, so a settle retries after any write to that rule. A cancellation by the marker's
-// condition means settled before: false, nothing changed. One by a counter's condition
-// carries its item, whose state becomes the guess for a retry (at most 3 attempts, then
-// ErrContention). The SDK retries the transaction once on a lost reply or a 5xx under
+// not conflict with the instances taking slots. A fixed window (not anchored to a
+// first request) that the settlement leaves in its window is relative too: ADD c
+// :delta, conditioned on ws = :ws (and, for a refund, on c holding the whole refund),
+// so settles and decisions of one window do not conflict. Every other rule's change is
+// pinned: each attribute it reads is conditioned on its guessed value and the changed
+// ones are SET, so a settle retries after any write to that rule. A cancellation by the
+// marker's condition means settled before: false, nothing changed. One by a counter's
+// condition carries its item, whose state becomes the guess for a retry after a short
+// jittered wait (at most maxSettleAttempts, 12, then ErrContention: a settle runs off
+// the request's budget, and its transaction conflicts with every write of the item
+// meanwhile). The SDK retries the transaction once on a lost reply or a 5xx under
 // the call's ClientRequestToken, so it applies once. A settlement at or after its
 // expiry answers false without a request.
 //

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/edgelimit/edgelimit/internal/wait"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/dynamodb/internal/expr"
@@ -26,7 +28,8 @@ const markerPrefix = "settle#"
 // changes, the Update that applies limiter.Set.Settle to the guess, conditioned on the
 // guess's branch. A transaction cancelled by the marker's condition was settled
 // before: false, nothing changed. One cancelled by a counter's condition is retried
-// with the true state it returns; at most 3 attempts, then ErrContention.
+// with the true state it returns, after a short jittered wait; at most
+// maxSettleAttempts, then ErrContention.
 func (s *Counters) Settle(ctx context.Context, cs []store.Counter, st store.Settlement) (bool, error) {
 	if err := store.CheckSettlement(cs, st); err != nil {
 		return false, err
@@ -46,14 +49,25 @@ func (s *Counters) Settle(ctx context.Context, cs []store.Counter, st store.Sett
 		ks[i] = counter{key: c.Key, set: c.Set, names: names, guess: s.guesses.get(c.Key, c.Set)}
 	}
 	fresh := make([]bool, len(ks)) // guesses read from the item in this call
-	for range maxAttempts {
+	for attempt := range maxSettleAttempts {
+		if attempt > 0 { // a hot item: let the decisions holding it pass
+			if err := wait.Sleep(ctx, rand.N(time.Duration(attempt)*2*time.Millisecond)); err != nil {
+				return false, fmt.Errorf("dynamodb: settle %s: %w", keyList(ks), err)
+			}
+		}
 		done, applied, err := s.settleOnce(ctx, ks, fresh, st)
 		if err != nil || done {
 			return applied, err
 		}
 	}
-	return false, fmt.Errorf("dynamodb: settle %s: %w after %d attempts", keyList(ks), ErrContention, maxAttempts)
+	return false, fmt.Errorf("dynamodb: settle %s: %w after %d attempts", keyList(ks), ErrContention, maxSettleAttempts)
 }
+
+// maxSettleAttempts bounds a settle's attempts, with a jittered wait of up to 2 ms
+// times the attempt between them: more than a decision's (maxAttempts), since a
+// settle runs after the response, off the request's budget, and its transaction
+// conflicts with every decision that writes the item meanwhile.
+const maxSettleAttempts = 12
 
 // settleOnce sends one settle transaction built from the guesses. It reports whether
 // the settlement is decided (applied, or settled before); if not, the guesses hold

@@ -168,7 +168,7 @@ func TestSettleCancellationReasons(t *testing.T) {
 	}{
 		{"settled before", []error{canceled(ccf, none, none)}, nil, false, 1},
 		{"settled before, and a counter changed", []error{canceled(ccf, ccf, none)}, nil, false, 1},
-		{"conflict every time", []error{canceled(none, conflict, none)}, ErrContention, false, maxAttempts},
+		{"conflict every time", []error{canceled(none, conflict, none)}, ErrContention, false, maxSettleAttempts},
 		{"conflict once", []error{canceled(none, none, conflict), nil}, nil, true, 2},
 		{"a counter changed", []error{canceled(none, ccf, none), nil}, nil, true, 2},
 		{"throttled item", []error{canceled(none, reason{code: "ThrottlingError"}, none)}, ErrThrottled, false, 1},

@@ -24,6 +24,9 @@ func (p *plan) settleRule(set *limiter.Set, i int, prefix string, before, after 
 	case limiter.SlidingLog:
 		return p.settleLog(prefix, before, after) || st.Delta == 0
 	case limiter.FixedWindow:
+		if r.Anchor != limiter.AnchorFirstRequest && p.relativeCount(prefix, b, a, st.Delta) {
+			return true
+		}
 		return p.pinned(prefix, []field{{fWindowStart, b.WindowStart, a.WindowStart}, {fWindowEnd, b.WindowEnd, a.WindowEnd}, {fCount, b.Count, a.Count}}) || st.Delta == 0
 	case limiter.SlidingWindow:
 		return p.pinned(prefix, []field{{fWindowStart, b.WindowStart, a.WindowStart}, {fCount, b.Count, a.Count}, {fPrev, b.Prev, a.Prev}, {fLast, b.Last, a.Last}}) || st.Delta == 0
@@ -41,6 +44,28 @@ func (p *plan) settleRule(set *limiter.Set, i int, prefix string, before, after 
 		p.pin(prefix, []field{{fLast, b.Last, a.Last}})
 		return true
 	}
+}
+
+// relativeCount settles a fixed window whose window the settlement leaves as the
+// guess has it with a relative ADD of the count, so that concurrent settles and
+// decisions of one window do not conflict: a charge is conditioned on the window
+// alone (it may leave a debt), a refund of the whole -delta on the window and on a
+// count that holds it, as limiter.Set.Settle refunds on the true state. A refund the
+// guessed count cuts short, or a settlement that moves the window, is left to the
+// pinned update; so is one that changes nothing. It reports whether it applied.
+func (p *plan) relativeCount(prefix string, b, a *limiter.State, delta int64) bool {
+	k := a.Count - b.Count
+	if k == 0 || b.WindowStart != a.WindowStart || b.WindowEnd != a.WindowEnd || k < 0 && k != delta {
+		return false
+	}
+	ws, c := p.name(prefix, fWindowStart), p.name(prefix, fCount)
+	cond := ws.Equal(p.num(b.WindowStart))
+	if k < 0 {
+		cond = cond.And(c.GreaterThan(p.num(-k - 1)))
+	}
+	p.require(cond)
+	p.update.Add(c, p.num(k))
+	return true
 }
 
 // field is one number attribute of a rule's state: its guessed value and the value
