@@ -89,13 +89,10 @@ func TestDryRunGolden(t *testing.T) {
 	}
 }
 
-// noPlanFile is testdata/limits.yaml without the tenants' plan fields, which the admin
-// handler of this tree does not take yet (plans are served by the fake).
-func noPlanFile(t *testing.T) *apply.State {
+// limitsFile is testdata/limits.yaml, parsed.
+func limitsFile(t *testing.T) *apply.State {
 	t.Helper()
-	text := strings.NewReplacer("    plan: pro\n", "", "  - id: initech\n    plan: free\n",
-		"  - id: initech\n    rules: [{algorithm: fixed_window, limit: 5, period: 1s}]\n").Replace(fileText(t, "limits.yaml"))
-	return parse(t, "limits.yaml", text)
+	return parse(t, "limits.yaml", fileText(t, "limits.yaml"))
 }
 
 // TestSecondApplyWritesNothing: an apply writes each change once; a second apply of
@@ -103,7 +100,7 @@ func noPlanFile(t *testing.T) *apply.State {
 func TestSecondApplyWritesNothing(t *testing.T) {
 	s := newServer(t)
 	seed(t, s)
-	want := noPlanFile(t)
+	want := limitsFile(t)
 	var out bytes.Buffer
 	if err := apply.Run(context.Background(), s.client(t), want, false, false, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
@@ -140,7 +137,7 @@ func TestConflictIsReported(t *testing.T) {
 		prune                      bool
 	}{
 		{"tenant", http.MethodPut, "/tenants/acme", "tenant acme", http.MethodPatch, `"1"`, `{"timezone": "Europe/Paris"}`, `"timezone":"Europe/Paris"`, false},
-		{"plan", http.MethodPut, "/plans/pro", "plan pro", http.MethodPut, `"plan-v1"`, `{"rules": [], "routes": []}`, `"rules":[]`, false},
+		{"plan", http.MethodPut, "/plans/pro", "plan pro", http.MethodPut, `"1"`, `{"rules": [{"name": "other", "algorithm": "fixed_window", "limit": 7, "period": "1s"}]}`, `"name":"other"`, false},
 		{"prune", http.MethodDelete, "/tenants/legacy", "tenant legacy", http.MethodPatch, `"1"`, `{"metadata": {"keep": "me"}}`, `"keep":"me"`, true},
 	}
 	for _, tc := range tests {
@@ -156,7 +153,7 @@ func TestConflictIsReported(t *testing.T) {
 				}
 			}
 			var out bytes.Buffer
-			err := apply.Run(context.Background(), s.client(t), noPlanFile(t), tc.prune, false, &out)
+			err := apply.Run(context.Background(), s.client(t), limitsFile(t), tc.prune, false, &out)
 			if !errors.Is(err, apply.ErrConflict) || !strings.Contains(err.Error(), tc.object+": ") || !strings.Contains(err.Error(), "run edgelimit apply again") {
 				t.Fatalf("error %v; want ErrConflict naming %s and saying to run again", err, tc.object)
 			}

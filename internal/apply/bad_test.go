@@ -81,7 +81,7 @@ func TestPrune(t *testing.T) {
 		t.Fatalf("PUT /plans/old: %d", code)
 	}
 	var out bytes.Buffer
-	if err := apply.Run(context.Background(), s.client(t), noPlanFile(t), true, false, &out); err != nil {
+	if err := apply.Run(context.Background(), s.client(t), limitsFile(t), true, false, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	lines := strings.Split(out.String(), "\n")

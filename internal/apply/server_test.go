@@ -20,15 +20,14 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
-// server is the real admin handler on the memory store, with the plan routes of
-// fakePlans beside it, under /admin as edgelimit dev serves them. It counts the
+// server is the real admin handler on the memory store, plans included, under /admin
+// as edgelimit dev serves it. It counts the
 // requests that may write (every method but GET), and runs beforeWrite, when set,
 // before passing one on.
 type server struct {
 	*httptest.Server
 	admin       http.Handler
 	tenants     *memory.Tenants
-	plans       *fakePlans
 	writes      atomic.Int64
 	mu          sync.Mutex
 	beforeWrite func(r *http.Request)
@@ -38,7 +37,7 @@ type server struct {
 func newServer(t *testing.T) *server {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s := &server{tenants: memory.NewTenants(), plans: newFakePlans()}
+	s := &server{tenants: memory.NewTenants()}
 	h, err := admin.New(admin.Config{Tenants: s.tenants, Counters: memory.NewCounters(memory.CountersConfig{}), Logger: quiet, Audit: quiet,
 		Now: func() int64 { return limiter.Micros(time.Now()) }})
 	if err != nil {
@@ -63,14 +62,10 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.route(w, r)
 }
 
-// route passes r to the plan routes or the admin handler.
+// route passes r to the admin handler, or answers 404 on the plan routes with noPlans.
 func (s *server) route(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/plans" || strings.HasPrefix(r.URL.Path, "/plans/") {
-		if s.noPlans {
-			http.NotFound(w, r)
-			return
-		}
-		s.plans.ServeHTTP(w, r)
+	if s.noPlans && (r.URL.Path == "/plans" || strings.HasPrefix(r.URL.Path, "/plans/")) {
+		http.NotFound(w, r)
 		return
 	}
 	s.admin.ServeHTTP(w, r)
