@@ -10,6 +10,9 @@ RACE_PACKAGES=(./pkg/... ./internal/...)
 # Tests whose latency assertions are skipped under -race (it slows everything down):
 # run again without it, so that the latency budget is checked.
 TIMED_TESTS=(-run 'TestFaultsOnSharedStores' ./internal/authorizer)
+# The reserve/settle runs on every store (50 to 96 concurrent callers within the
+# budget): skipped under -race, run without.
+SETTLE_TESTS=(-run 'TestLiteLLMCase|TestConcurrencyNeverOverTheLimit' ./pkg/gate)
 # A flood of 200,000 unknown keys through the Upstash stores: skipped under -race (too
 # slow there), run again without.
 FLOOD_TESTS=(-run 'TestUnknownKeysRunNoScript' ./pkg/store/upstash)
@@ -58,6 +61,7 @@ step "go vet" go vet ./...
 step gofmt check_gofmt
 step "go test -race ${RACE_PACKAGES[*]}" go test -race -count=1 "${RACE_PACKAGES[@]}"
 step "go test (latency, without -race)" go test -count=1 "${TIMED_TESTS[@]}"
+step "go test (reserve and settle, without -race)" go test -count=1 "${SETTLE_TESTS[@]}"
 step "go test (hot counters, without -race)" go test -count=1 "${HOT_TESTS[@]}"
 step "go test (unknown keys, without -race)" go test -count=1 "${FLOOD_TESTS[@]}"
 step "go test (production-like, without -race)" go test -count=1 "${PROD_TESTS[@]}"

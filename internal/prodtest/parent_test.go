@@ -198,19 +198,6 @@ func (tl tally) checkFailMode(t *testing.T, name string) {
 	}
 }
 
-// notByDeadline counts the fail-mode answers whose reason is not a store call past
-// its deadline: a throttled reservation, a hot counter's error, anything of edgelimit's
-// own making.
-func (tl tally) notByDeadline() int64 {
-	var n int64
-	for reason, k := range tl.reasons {
-		if !strings.Contains(reason, "deadline exceeded") {
-			n += int64(k)
-		}
-	}
-	return n
-}
-
 func (r run) tally() tally {
 	tl := tally{reasons: map[string]int{}}
 	var lat []int64
