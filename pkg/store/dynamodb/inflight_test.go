@@ -1,10 +1,8 @@
 package dynamodb
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,10 +16,8 @@ func errorClass(err error) string {
 		return "ErrContention"
 	case errors.Is(err, ErrThrottled):
 		return "ErrThrottled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "deadline"
 	}
-	return "other: " + err.Error()
+	return storetest.ErrorClass(err)
 }
 
 // inflightRules: 10 requests in flight, within a token bucket that rarely denies.
@@ -59,18 +55,7 @@ func TestInFlightAcrossProcesses(t *testing.T) {
 			}
 			rep := storetest.InFlight(t, 3, storetest.InFlightJob{Callers: callers, Goroutines: 32, Each: 150, For: 4 * time.Second,
 				Budget: tc.budget, Hold: 300 * time.Millisecond, Gap: 20 * time.Millisecond, Lease: time.Minute})
-			t.Logf("%s: %d decisions, %d admitted, %d settled, at most %d in flight; failed calls: %v", tc.name, rep.Decisions, rep.Admitted, rep.Settled, rep.MaxInFlight, rep.Errors)
-			if rep.MaxInFlight > 10 {
-				t.Fatalf("%d reservations held at once, limit 10", rep.MaxInFlight)
-			}
-			for class := range rep.Errors {
-				if strings.Contains(class, "other: ") || strings.Contains(class, "not applied") {
-					t.Errorf("failed calls: %s", class)
-				}
-			}
-			if tc.budget > time.Second && rep.Admitted == 0 {
-				t.Fatal("nothing admitted in 4 s")
-			}
+			storetest.CheckInFlight(t, rep, 10, tc.budget > time.Second)
 		})
 	}
 }

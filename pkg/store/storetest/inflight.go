@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
@@ -237,4 +238,48 @@ func maxOverlap(held [][2]int64) int {
 		most = max(most, now)
 	}
 	return most
+}
+
+// ErrorClass names an error for InFlight's report: "deadline" for a call past its
+// budget, else the error.
+func ErrorClass(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "deadline"
+	}
+	return "other: " + err.Error()
+}
+
+// InFlightTenTimesThree runs the concurrency Show on the backend of this test binary
+// (its TestMain calls MaybeInFlightChild): 3 OS processes x 32 goroutines on the real
+// clock, with production's 100 ms budget, holding each reservation up to 300 ms and
+// idling up to 20 ms between requests, against 10 in flight (60 s lease) within a
+// token bucket that rarely denies; never more than 10 held at once, and no call failed
+// but by its deadline.
+func InFlightTenTimesThree(t *testing.T) {
+	rules := []string{`{"name": "inflight", "algorithm": "concurrency", "limit": 10, "lease": "60s"}`,
+		`{"name": "rate", "algorithm": "token_bucket", "limit": 2000, "period": "1s"}`}
+	callers := [][]InFlightCounter{{{Key: Key(t, "tenant"), Rules: rules}}}
+	rep := InFlight(t, 3, InFlightJob{Callers: callers, Goroutines: 32, Each: 150, For: 4 * time.Second,
+		Budget: 100 * time.Millisecond, Hold: 300 * time.Millisecond, Gap: 20 * time.Millisecond, Lease: time.Minute})
+	CheckInFlight(t, rep, 10, true)
+}
+
+// CheckInFlight logs rep and fails t when more than limit reservations were held at
+// once, when a call failed but by its deadline, ErrContention or ErrThrottled (an
+// "other: " class of ErrorClass, or a settle of a fresh id not applied), or, with
+// wantAdmitted, when nothing was admitted.
+func CheckInFlight(t *testing.T, rep InFlightReport, limit int, wantAdmitted bool) {
+	t.Helper()
+	t.Logf("%d decisions, %d admitted, %d settled, at most %d in flight; failed calls: %v", rep.Decisions, rep.Admitted, rep.Settled, rep.MaxInFlight, rep.Errors)
+	if rep.MaxInFlight > limit {
+		t.Fatalf("%d reservations held at once, limit %d", rep.MaxInFlight, limit)
+	}
+	if wantAdmitted && rep.Admitted == 0 {
+		t.Fatal("nothing admitted")
+	}
+	for class, n := range rep.Errors {
+		if strings.Contains(class, "other: ") || strings.Contains(class, "not applied") {
+			t.Errorf("failed calls: %s (%d)", class, n)
+		}
+	}
 }
