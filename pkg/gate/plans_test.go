@@ -125,7 +125,9 @@ func testPlanChange(t *testing.T, b planBackend) {
 	readers := make([]*countingPlans, 2)
 	for i := range gates {
 		readers[i] = &countingPlans{planStore: raw}
-		gates[i], err = gate.New(gate.Config{Tenants: readers[i], Counters: counters, Now: now, ConfigTTL: ttl, LatencyBudget: b.budget})
+		// What is tested is the plan's reach, not latency: a budget that DynamoDB Local
+		// under -race on a loaded machine does not exceed (1 s once did).
+		gates[i], err = gate.New(gate.Config{Tenants: readers[i], Counters: counters, Now: now, ConfigTTL: ttl, LatencyBudget: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
