@@ -180,20 +180,21 @@ type tally struct {
 	throttled int64
 }
 
-// maxFailShare bounds the share of a run's requests answered by the fail mode. The goal
-// is none; what the runs measure instead: none on an idle machine; at a load average
-// of 15 to 20, up to 4% because DynamoDB Local stalls for a few hundred milliseconds
-// at a time (reservations answered after the 100 ms budget), and up to 0.6% because
-// one process's reservations were throttled 9 times in a row while the key's 30 write
-// units a second went to the others (docs/backends.md).
+// maxFailShare bounds the share of a run's requests answered by the fail mode because
+// the store answered after the budget. The goal is none, and a quiet machine gives
+// none; at a load average of 15 to 20, DynamoDB Local stalls for a few hundred
+// milliseconds at a time, and up to 4% of the requests wait for reservations answered
+// after the 100 ms budget. A throttle is never an excuse: throttled reservations are
+// denied locally until they have lasted 5 s in a row (docs/backends.md), which no run
+// reaches, so a fail-mode answer to a throttle fails the run.
 const maxFailShare = 0.05
 
-// checkFailMode holds a run's fail-mode answers to maxFailShare, and requires no
-// request Unauthorized.
+// checkFailMode holds a run's fail-mode answers to maxFailShare, none of them to a
+// throttle, and requires no request Unauthorized.
 func (tl tally) checkFailMode(t *testing.T, name string) {
 	t.Helper()
-	if float64(tl.failMode) > maxFailShare*float64(tl.n) || tl.unauthorized > 0 {
-		t.Errorf("%s: %d fail-mode answers (%d to throttling) of %d requests: %v; %d unauthorized: want at most %.0f%%, none unauthorized",
+	if float64(tl.failMode) > maxFailShare*float64(tl.n) || tl.throttled > 0 || tl.unauthorized > 0 {
+		t.Errorf("%s: %d fail-mode answers (%d to throttling) of %d requests: %v; %d unauthorized: want at most %.0f%%, none to throttling, none unauthorized",
 			name, tl.failMode, tl.throttled, tl.n, tl.reasons, tl.unauthorized, 100*maxFailShare)
 	}
 }

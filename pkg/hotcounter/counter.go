@@ -34,10 +34,11 @@ type counter struct {
 	retryAt    int64            // no reservation before, after a denial
 	denials    int              // consecutive denied reservations
 	// throttles counts consecutive throttled reservations (each waits twice the last
-	// one's wait, denying locally). The lease time is doubled per level (up to
-	// maxLevel), a level lost per throttleDecay without a throttle.
-	throttles, level int
-	lastThrottle     int64
+	// one's wait, denying locally), the first of them at throttledSince. The lease
+	// time is doubled per level (up to maxLevel), a level lost per throttleDecay
+	// without a throttle.
+	throttles, level             int
+	lastThrottle, throttledSince int64
 }
 
 func newCounter() *counter { return &counter{reserving: make(chan struct{}, 1)} }

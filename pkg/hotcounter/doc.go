@@ -68,14 +68,16 @@
 //
 // A call refused with store.ErrThrottled did nothing, so Decide retries it after 5,
 // 10, 20, 40, 40, ... ms while the context's deadline leaves twice the wait (4 times
-// without a deadline), deciding at the later instant; then it returns the error, and
-// the gate answers the tenant's fail mode. A throttled reservation is not retried
+// without a deadline), deciding at the later instant; then, when all its counters are
+// hot (a throttled cold decision turns them hot), it is a local denial with a 5 ms
+// RetryAfter, else it returns the error, and the gate answers the tenant's fail mode. A throttled reservation is not retried
 // within the request's budget: the item's capacity refills at its own pace, and
 // retries from every waiting request would only feed the throttle. The request is
 // denied locally, as are the counter's requests until its next reservation, 5 ms x
 // 2^(k-1) later for the k-th throttled reservation in a row (at most the longest
-// backoff after a denial); from the 9th in a row (about a second of them) the
-// throttling error is returned instead, and the fail mode answers. A throttled
+// backoff after a denial); once the counter's reservations have been throttled in a
+// row for 5 s (none through since the first of them: an outage, not backpressure)
+// the throttling error is returned instead, and the fail mode answers. A throttled
 // reservation also doubles the counter's lease time (fewer, larger leases, up to 8L;
 // one doubling is undone per 10 s without a throttle). A throttled cold decision turns
 // its counters hot. Nothing is admitted without units reserved in Next.

@@ -16,9 +16,10 @@ import (
 )
 
 // TestGateFailModeWhenNothingWorks: when DynamoDB throttles the tenant's counter on
-// every attempt (cold decision, then reservations), the first 8 throttled
-// reservations are denials (the counter is hot and its item busy), and from the 9th in
-// a row the gate answers the tenant's fail mode, flagged: open allows, closed denies.
+// every attempt (cold decision, then reservations), the throttled reservations are
+// denials (the counter is hot and its item busy) until they have been throttled in a
+// row for 5 s; then the gate answers the tenant's fail mode, flagged: open allows,
+// closed denies.
 // Never an admission without the fail mode saying so.
 func TestGateFailModeWhenNothingWorks(t *testing.T) {
 	clk := &fakeClock{}
@@ -64,7 +65,9 @@ func TestGateFailModeWhenNothingWorks(t *testing.T) {
 			t.Fatalf("within capacity: %+v, %+v", a, b)
 		}
 	}
-	for i := range 8 {
+	// Each tenant's counter is checked every 2 s: its throttled reservations at 0, 2
+	// and 4 s after the first are denials, the one at 6 s is past the 5 s outage.
+	for i := range 3 {
 		if a, b := check("open"), check("closed"); a.Status != gate.Denied || a.FailOpen || b.Status != gate.Denied || b.FailedClosed {
 			t.Fatalf("throttled reservation %d: %+v, %+v: want denials, not the fail mode", i+1, a, b)
 		}

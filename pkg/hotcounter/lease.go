@@ -14,12 +14,14 @@ import (
 // how long one doubling lasts once reservations go through again.
 const (
 	throttleWait = 5_000 // 5 ms, doubled per consecutive throttle
-	// throttleDenials is how many consecutive throttled reservations are answered as
-	// local denials; after more (about a second of them), the throttling error is
-	// returned, and the gate answers the tenant's fail mode.
-	throttleDenials = 8
-	maxLevel        = 3
-	throttleDecay   = 10_000_000 // 10 s
+	// throttleOutage is how long a counter's reservations may be throttled in a row,
+	// answered as local denials: backpressure from a hot item, which bigger leases and
+	// the backoff relieve. A counter throttled for longer than that, with no reservation
+	// through since its first throttle, is an outage: the throttling error is returned,
+	// and the gate answers the tenant's fail mode.
+	throttleOutage = 5_000_000 // 5 s
+	maxLevel       = 3
+	throttleDecay  = 10_000_000 // 10 s
 )
 
 // withdrawal is what one request took from a counter's leases: units from lease gen,
@@ -123,7 +125,7 @@ func (e *counter) fromLease(c store.Counter, now, cost int64, st *stats) (w with
 	case e.lease.units >= cost:
 		e.lease.units -= cost
 		return withdrawal{gen: e.gen, units: cost}, e.answer(now, true), true, nil
-	case now < e.retryAt && e.throttles > throttleDenials:
+	case now < e.retryAt && e.outage(now):
 		return withdrawal{}, limiter.Decision{}, true, fmt.Errorf("hotcounter: %q: %w: backing off", c.Key, store.ErrThrottled)
 	case now < e.retryAt:
 		st.localDenials.Add(1)
@@ -154,8 +156,8 @@ func (e *counter) plan(set *limiter.Set, now, cost, leaseTime int64) reservation
 
 // settle applies Next's answer d (or err) to reservation r: an allowed one is the new
 // lease, less what the request needs; a denial backs off; a throttle backs off too,
-// answered as a local denial for the first throttleDenials in a row, then as the
-// error. The old units go back to the lease unless the request got them; e.mu is held.
+// answered as a local denial until the counter's throttles in a row last
+// throttleOutage, then as the error. The old units go back to the lease unless the request got them; e.mu is held.
 func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store) (withdrawal, limiter.Decision, error) {
 	if !limiter.SameRules(e.set, r.set) { // the rules changed meanwhile: what was reserved under them is lost
 		s.stats.lost.Add(r.old)
@@ -172,7 +174,7 @@ func (e *counter) settle(r reservation, d limiter.Decision, err error, s *Store)
 	case err != nil && !errors.Is(err, store.ErrThrottled):
 		return withdrawal{}, limiter.Decision{}, err
 	case err != nil:
-		if e.throttled(r.now); e.throttles > throttleDenials {
+		if e.throttled(r.now); e.outage(r.now) {
 			return withdrawal{}, limiter.Decision{}, err
 		}
 		s.stats.localDenials.Add(1)
@@ -253,8 +255,24 @@ func (e *counter) denied(now int64, d limiter.Decision, p *params) {
 func (e *counter) throttled(now int64) {
 	e.level = min(e.level+1, maxLevel)
 	e.lastThrottle = now
+	if e.throttles == 0 {
+		e.throttledSince = now
+	}
 	e.throttles++
 	e.retryAt = now + min(throttleWait<<min(e.throttles-1, 30), max(e.maxWait, 1))
+}
+
+// inOutage is outage with e.mu taken.
+func (e *counter) inOutage(now int64) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.outage(now)
+}
+
+// outage reports whether the counter's reservations have been throttled in a row for
+// throttleOutage or longer at now: the store is not relieved by backing off.
+func (e *counter) outage(now int64) bool {
+	return e.throttles > 0 && now-e.throttledSince >= throttleOutage
 }
 
 // answer is the counter's Decision for a request decided from its lease: Next's answer

@@ -127,15 +127,36 @@ func (s *Store) Decide(ctx context.Context, cs []store.Counter, now, cost int64,
 			return nil
 		}
 		if !errors.Is(err, store.ErrThrottled) && !s.p.retryable(err) || attempt == retriesNoDue && !hasDeadline(ctx) {
-			return err
+			return s.throttledDenial(err, cs, es, at, outs)
 		}
 		wait := min(retryBase<<min(attempt, 8), retryMost)
 		wait += wait * time.Duration(at%256) / 512
 		if !fits(ctx, wait) || s.p.sleep(ctx, wait) != nil {
-			return err
+			return s.throttledDenial(err, cs, es, at, outs)
 		}
 		at = min(at+wait.Microseconds(), limiter.MaxTime)
 	}
+}
+
+// throttledDenial answers a decision whose retries ran out on a throttle as a local
+// denial when every counter of it is hot at now (a throttled cold decision turns its
+// counters hot) and none is in an outage: the item is over its capacity, which is
+// backpressure, as for a throttled reservation, not a store failure. Otherwise it
+// returns err, and the caller's fail mode answers.
+func (s *Store) throttledDenial(err error, cs []store.Counter, es []*counter, now int64, outs []limiter.Decision) error {
+	if !errors.Is(err, store.ErrThrottled) {
+		return err
+	}
+	for _, e := range es {
+		if !e.isHot(now) || e.inOutage(now) {
+			return err
+		}
+	}
+	unevaluated(cs, outs, now)
+	outs[0].Allowed, outs[0].Remaining, outs[0].RetryAfter = false, 0, throttleWait
+	s.stats.localDenials.Add(1)
+	s.stats.decisions.Add(1)
+	return nil
 }
 
 func hasDeadline(ctx context.Context) bool { _, ok := ctx.Deadline(); return ok }

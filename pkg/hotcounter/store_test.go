@@ -250,7 +250,7 @@ func TestThrottledColdTurnsHot(t *testing.T) {
 
 // TestThrottledUntilTheDeadline: when Next throttles every call, a hot counter's
 // throttled reservations are local denials, each waiting twice the last one's wait
-// (from 5 ms), for 8 in a row; then a decision retries (5, 10, 20, 40 ms apart) while
+// (from 5 ms), until they have been throttled in a row for 5 s; then a decision retries (5, 10, 20, 40 ms apart) while
 // its context leaves time, and returns the error (wrapping store.ErrThrottled): the
 // caller's fail mode answers. Nothing is admitted.
 func TestThrottledUntilTheDeadline(t *testing.T) {
@@ -263,22 +263,30 @@ func TestThrottledUntilTheDeadline(t *testing.T) {
 	}})
 	c := counter(t, "tenant", `{"algorithm": "token_bucket", "limit": 100, "period": "1s"}`)
 	out := make([]limiter.Decision, 1)
-	at, denials := t0, 0
+	at, denials, first := t0, 0, int64(0)
 	var err error
-	for ; denials < 50; denials++ {
+	for ; denials < 100; denials++ {
 		if err = s.Decide(context.Background(), []store.Counter{c}, at, 1, out); err != nil || out[0].Allowed {
 			break
 		}
 		if out[0].RetryAfter <= 0 || out[0].RetryAfter > 200_000 {
 			t.Fatalf("local denial %d: %+v: want a RetryAfter within the lease time", denials, out[0])
 		}
+		if denials == 1 { // the first throttled reservation (after the cold decision)
+			first = at
+		}
 		at += out[0].RetryAfter
 		waits = nil
 	}
-	// The cold decision, then 8 throttled reservations answered as local denials, and
-	// the 9th returned: each of those calls throttled once.
-	if st := s.Stats(); !errors.Is(err, store.ErrThrottled) || out[0].Allowed || st.Reservations != 9 || st.Throttled != 10 {
-		t.Fatalf("after %d local denials: %v, %+v, %+v: want the throttling error after the 9th throttled reservation, nothing admitted", denials, err, out[0], st)
+	// The cold decision, then throttled reservations answered as local denials until
+	// they have been throttled in a row for 5 s; then the error: each of those calls
+	// throttled once.
+	st := s.Stats()
+	if !errors.Is(err, store.ErrThrottled) || out[0].Allowed || st.Throttled != st.Reservations+1 {
+		t.Fatalf("after %d local denials: %v, %+v, %+v: want the throttling error, nothing admitted", denials, err, out[0], st)
+	}
+	if span := at - first; span < 5_000_000 || span > 5_200_000 {
+		t.Fatalf("the error %v after %d µs of throttled reservations: want it once they last 5 s (within one backoff)", err, span)
 	}
 	if len(waits) != 4 || waits[0] < 5*time.Millisecond || waits[3] < 40*time.Millisecond || slices.Max(waits) >= 60*time.Millisecond {
 		t.Fatalf("waits %v, want 4, doubling from 5ms (plus up to a half)", waits)
@@ -288,6 +296,30 @@ func TestThrottledUntilTheDeadline(t *testing.T) {
 	defer cancel()
 	if err := s.Decide(ctx, []store.Counter{c}, at+1_000_000, 1, out); !errors.Is(err, store.ErrThrottled) || len(waits) > 2 {
 		t.Fatalf("with 25ms left: %v after waits %v; want the error after at most 2 waits", err, waits)
+	}
+}
+
+// TestThrottledColdWithoutTimeToRetry: a cold decision throttled when its context
+// leaves no time to retry turns its counter hot and is a local denial with a short
+// RetryAfter, as a throttled reservation is, not the throttling error (the fail mode).
+// A counter that cannot be leased (a sliding log) still returns the error.
+func TestThrottledColdWithoutTimeToRetry(t *testing.T) {
+	model := newCapacityStore(memory.NewCounters(memory.CountersConfig{}), 0)
+	model.refuse = func([]store.Counter, int64) bool { return true }
+	s := hotcounter.New(model, hotcounter.Config{})
+	out := make([]limiter.Decision, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond) // fits no 5 ms wait
+	defer cancel()
+	c := counter(t, "tenant", `{"algorithm": "token_bucket", "limit": 100, "period": "1s"}`)
+	if err := s.Decide(ctx, []store.Counter{c}, t0, 1, out); err != nil || out[0].Allowed || out[0].RetryAfter <= 0 {
+		t.Fatalf("throttled cold decision: %v, %+v: want a local denial with a RetryAfter", err, out[0])
+	}
+	if st := s.Stats(); st.Throttled != 1 || st.LocalDenials != 1 {
+		t.Fatalf("%+v: want one throttled call answered as a local denial", st)
+	}
+	log := counter(t, "log", `{"algorithm": "sliding_log", "limit": 100, "period": "1s"}`)
+	if err := s.Decide(ctx, []store.Counter{log}, t0, 1, out); !errors.Is(err, store.ErrThrottled) {
+		t.Fatalf("throttled sliding log: %v, %+v: want the throttling error", err, out[0])
 	}
 }
 
