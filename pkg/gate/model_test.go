@@ -25,10 +25,13 @@ var (
 	modelAll  = flag.Bool("model.backends", false, "run TestModel on Redis, Upstash and DynamoDB Local too, with and without hot counters (with their services; always with CI=true)")
 )
 
-// TestModel runs generated tenants (every algorithm and scope, calendar windows, routes,
-// an anonymous one among them, several keys) and generated traffic (keys, no key,
-// addresses, costs, instants moving forward with jitter, bursts and idle gaps of hours),
-// interleaved with admin operations (usage reads, resets, rule changes, time-zone
+// TestModel runs generated tenants (every algorithm and scope, concurrency rules and
+// calendar windows among them, routes, an anonymous one among them, several keys) and
+// generated traffic (keys, no key, addresses, costs, instants moving forward with
+// jitter, bursts and idle gaps of hours, settles of the allowed requests' reservations
+// at a higher or lower cost, twice or past their expiry: see settleStep; not over hot
+// counters, whose reference only bounds what they allow), interleaved with admin
+// operations (usage reads, resets, rule changes, time-zone
 // changes, key revocations, delete and create again), through the gate and the admin
 // API over one counter store, against a reference that applies pkg/limiter to each
 // scoped counter on its own, with the tenant's zone history. A difference fails with
@@ -56,8 +59,8 @@ func TestModel(t *testing.T) {
 			for end := time.Now().Add(modelDuration(b)); time.Now().Before(end) && !t.Failed(); {
 				n.add(runModel(t, stores, rand.Uint64()|1, b.budget))
 			}
-			t.Logf("%s: %d cases (%d ended by the latency budget), %d decisions (%d allowed), %d admin operations (%d time-zone changes)",
-				b.name, n.cases, n.cut, n.decisions, n.allowed, n.admin, n.zones)
+			t.Logf("%s: %d cases (%d ended by the latency budget), %d decisions (%d allowed), %d settles, %d admin operations (%d time-zone changes)",
+				b.name, n.cases, n.cut, n.decisions, n.allowed, n.settles, n.admin, n.zones)
 			if least := int(modelDuration(b).Seconds() * modelLeastRate); n.decisions < least && !t.Failed() {
 				t.Errorf("%d decisions compared, fewer than %d: the store is too slow to model", n.decisions, least)
 			}
@@ -73,11 +76,11 @@ func TestModel(t *testing.T) {
 	}
 }
 
-type modelCounts struct{ cases, cut, decisions, allowed, admin, zones int }
+type modelCounts struct{ cases, cut, decisions, allowed, admin, zones, settles int }
 
 func (n *modelCounts) add(m modelCounts) {
 	n.cases, n.cut, n.decisions, n.allowed = n.cases+m.cases, n.cut+m.cut, n.decisions+m.decisions, n.allowed+m.allowed
-	n.admin, n.zones = n.admin+m.admin, n.zones+m.zones
+	n.admin, n.zones, n.settles = n.admin+m.admin, n.zones+m.zones, n.settles+m.settles
 }
 
 // modelRun is one case: the system under test and the reference, side by side.
@@ -92,8 +95,14 @@ type modelRun struct {
 	ref   *reference
 	burst int // decisions left in the current burst
 	cut   bool
-	n     modelCounts
+	// reserved holds the allowed requests' reservations since the last admin
+	// operation, which settleStep settles.
+	reserved []*refReservation
+	n        modelCounts
 }
+
+// modelSecret seals the model's reservations.
+var modelSecret = []byte(strings.Repeat("model secret ", 4))
 
 // modelLeastRate is the fewest decisions a second a run must compare: a store whose
 // calls often take longer than the latency budget ends most cases early.
@@ -109,7 +118,7 @@ func runModel(t *testing.T, stores modelStores, seed uint64, budget time.Duratio
 	m := &modelRun{t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed>>1)), now: modelT0, id: uniqueID(t, "model")}
 	tenants := memory.NewTenants()
 	clock := func() int64 { return m.now }
-	g, err := gate.New(gate.Config{Tenants: tenants, Counters: stores.gate, Now: clock, ConfigTTL: -1,
+	g, err := gate.New(gate.Config{Tenants: tenants, Counters: stores.gate, Now: clock, ConfigTTL: -1, ReservationSecret: modelSecret,
 		AnonymousTenant: m.id, LatencyBudget: budget})
 	if err != nil {
 		t.Fatal(err)
@@ -122,9 +131,13 @@ func runModel(t *testing.T, stores modelStores, seed uint64, budget time.Duratio
 	m.create()
 	for step := 0; step < 400 && !m.cut && !t.Failed(); step++ {
 		m.advance()
-		if m.rng.IntN(20) == 0 {
+		switch {
+		case m.rng.IntN(20) == 0:
 			m.adminStep()
-		} else {
+			m.reserved = nil // a reservation of rules since changed, or reset, is settled by no one here
+		case len(m.reserved) > 0 && m.rng.IntN(6) == 0:
+			m.settleStep()
+		default:
 			m.request()
 		}
 	}
@@ -175,9 +188,40 @@ func (m *modelRun) request() {
 		m.checkHot(req, res)
 		return
 	}
-	if want := m.ref.decide(req, m.now); res.Status != want {
+	want, v := m.ref.reserve(req, m.now)
+	if res.Status != want {
 		m.t.Fatalf("seed %d, decision %d at +%dus: %+v was %v, the reference says %v (%s, rule %q of %q)",
 			m.seed, m.n.decisions, m.now-modelT0, req, res.Status, want, res.Reason, res.Rule, res.Route)
+	}
+	if v != nil && res.Reservation.ID != "" {
+		v.id, v.expires = res.Reservation.ID, res.Reservation.Expires
+		m.reserved = append(m.reserved, v)
+	}
+}
+
+// settleStep settles a reservation made since the last admin operation at a cost of
+// 0 to 3 (a charge or a refund of up to 2), through the gate, and in the reference:
+// past its expiry, the estimate stands; once settled, a second settle must say so and
+// change nothing.
+func (m *modelRun) settleStep() {
+	v := m.reserved[m.rng.IntN(len(m.reserved))]
+	cost := m.rng.Int64N(4)
+	res, err := m.g.Settle(context.Background(), v.id, cost)
+	want := gate.SettleSettled
+	switch {
+	case m.now >= v.expires:
+		want = gate.SettleExpired
+	case v.settled:
+		want = gate.SettleAlreadySettled
+	}
+	if err != nil || res.Status != want {
+		m.t.Fatalf("seed %d, at +%dus: settle of a reservation of %d at %d (settled %v at %d) at %d: %+v, %v; want %s",
+			m.seed, m.now-modelT0, v.cost, v.at-modelT0, v.settled, v.settledCost, cost, res, err, want)
+	}
+	m.n.settles++
+	if want == gate.SettleSettled {
+		m.ref.settle(v, m.now, cost)
+		v.settled, v.settledCost = true, cost
 	}
 }
 

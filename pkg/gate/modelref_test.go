@@ -115,9 +115,12 @@ func (r *reference) newRules(rng *rand.Rand) {
 	r.public = append(r.public, r.draw(rng, []limiter.Scope{limiter.ScopeIP})...)
 }
 
-var modelAlgorithms = []limiter.Algorithm{limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingWindow, limiter.TokenBucket, limiter.LeakyBucket}
+var modelAlgorithms = []limiter.Algorithm{limiter.FixedWindow, limiter.SlidingLog, limiter.SlidingWindow, limiter.TokenBucket, limiter.LeakyBucket, limiter.Concurrency}
 
 var modelPeriods = []time.Duration{time.Second, 2 * time.Second, 10 * time.Second, time.Minute}
+
+// modelLeases are the concurrency rules' leases.
+var modelLeases = []time.Duration{time.Second, 16 * time.Second, time.Minute}
 
 // draw returns 1 to 3 rules of every algorithm and of the scopes given; a third of
 // the fixed windows are calendar days or weeks.
@@ -127,6 +130,9 @@ func (r *reference) draw(rng *rand.Rand, scopes []limiter.Scope) []limiter.Rule 
 		r.names++
 		rule := limiter.Rule{Name: fmt.Sprintf("r%d", r.names), Algorithm: modelAlgorithms[rng.IntN(len(modelAlgorithms))],
 			Limit: 3 + rng.Int64N(6), Period: limiter.Every(modelPeriods[rng.IntN(len(modelPeriods))]), Scope: scopes[rng.IntN(len(scopes))]}
+		if rule.Algorithm == limiter.Concurrency { // a lease instead of a period: slots freed after it
+			rule.Period, rule.Lease = limiter.Period{}, limiter.Every(modelLeases[rng.IntN(len(modelLeases))])
+		}
 		if rule.Algorithm == limiter.FixedWindow && rng.IntN(3) == 0 {
 			rule.Period = limiter.Calendar([]limiter.Unit{limiter.Day, limiter.Week}[rng.IntN(2)])
 		}
@@ -214,9 +220,27 @@ func (r *reference) request(rng *rand.Rand) gate.Request {
 // scoped counter of the route's rules and the tenant's, decided as one by
 // limiter.DecideAll.
 func (r *reference) decide(req gate.Request, now int64) gate.Status {
+	status, _ := r.reserve(req, now)
+	return status
+}
+
+// refReservation is what an allowed request reserved: its counters with their sets,
+// at its instant, for its cost.
+type refReservation struct {
+	counters    []refCounter
+	sets        []*limiter.Set
+	at, cost    int64
+	id          string // the gate's Reservation.ID
+	expires     int64
+	settled     bool
+	settledCost int64
+}
+
+// reserve is decide, also returning what an allowed request reserved.
+func (r *reference) reserve(req gate.Request, now int64) (gate.Status, *refReservation) {
 	who, ok := r.caller(req)
 	if !ok {
-		return gate.Unauthorized
+		return gate.Unauthorized, nil
 	}
 	var counters []refCounter
 	var sets []*limiter.Set
@@ -248,7 +272,42 @@ func (r *reference) decide(req gate.Request, now int64) gate.Status {
 		add(modelPublic, r.public)
 	}
 	add("", r.rules)
-	return r.decideAll(counters, sets, now, req.Cost)
+	status := r.decideAll(counters, sets, now, req.Cost)
+	if status != gate.Allowed {
+		return status, nil
+	}
+	return status, &refReservation{counters: counters, sets: sets, at: now, cost: req.Cost}
+}
+
+// settle settles reservation v at now at cost: limiter.Set.Settle on each of its
+// counters' states.
+func (r *reference) settle(v *refReservation, now, cost int64) {
+	for i, set := range v.sets {
+		states := r.states(v.counters[i], set)
+		set.Settle(states, v.at, now, cost-v.cost)
+		r.keep(v.counters[i], set, states)
+	}
+}
+
+// states returns counter's states for set: the kept ones by state id, new ones else.
+func (r *reference) states(counter refCounter, set *limiter.Set) []limiter.State {
+	states := set.NewStates()
+	for j := range states {
+		if st, ok := r.counters[counter][set.Rule(j).StateID()]; ok {
+			states[j] = st
+		}
+	}
+	return states
+}
+
+// keep stores counter's states for set by state id.
+func (r *reference) keep(counter refCounter, set *limiter.Set, states []limiter.State) {
+	if r.counters[counter] == nil {
+		r.counters[counter] = map[string]limiter.State{}
+	}
+	for j := range states {
+		r.counters[counter][set.Rule(j).StateID()] = states[j]
+	}
 }
 
 // caller returns who req is for each scope, or false when it is Unauthorized.
@@ -272,12 +331,7 @@ func (r *reference) caller(req gate.Request) (map[limiter.Scope]string, bool) {
 func (r *reference) decideAll(counters []refCounter, sets []*limiter.Set, now, cost int64) gate.Status {
 	states := make([][]limiter.State, len(sets))
 	for i, set := range sets {
-		states[i] = set.NewStates()
-		for j := range states[i] {
-			if st, ok := r.counters[counters[i]][set.Rule(j).StateID()]; ok {
-				states[i][j] = st
-			}
-		}
+		states[i] = r.states(counters[i], set)
 	}
 	outs := make([]limiter.Decision, len(sets))
 	allowed, err := limiter.DecideAll(sets, states, now, cost, outs)
@@ -285,12 +339,7 @@ func (r *reference) decideAll(counters []refCounter, sets []*limiter.Set, now, c
 		panic(err) // costs are below every capacity
 	}
 	for i, set := range sets {
-		if r.counters[counters[i]] == nil {
-			r.counters[counters[i]] = map[string]limiter.State{}
-		}
-		for j := range states[i] {
-			r.counters[counters[i]][set.Rule(j).StateID()] = states[i][j]
-		}
+		r.keep(counters[i], set, states[i])
 	}
 	if allowed {
 		return gate.Allowed
