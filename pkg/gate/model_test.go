@@ -31,8 +31,9 @@ var (
 // jitter, bursts and idle gaps of hours, settles of the allowed requests' reservations
 // at a higher or lower cost, twice or past their expiry: see settleStep; not over hot
 // counters, whose reference only bounds what they allow), interleaved with admin
-// operations (usage reads, resets, rule changes, time-zone
-// changes, key revocations, delete and create again), through the gate and the admin
+// operations (usage reads, resets, rule changes, time-zone changes, key revocations,
+// moves onto and off a plan holding the same rules, rule changes made to that plan,
+// delete and create again), through the gate and the admin
 // API over one counter store, against a reference that applies pkg/limiter to each
 // scoped counter on its own, with the tenant's zone history. A difference fails with
 // its seed: rerun it with -model.seed. The config cache is off (as in edgelimit dev),
@@ -59,8 +60,8 @@ func TestModel(t *testing.T) {
 			for end := time.Now().Add(modelDuration(b)); time.Now().Before(end) && !t.Failed(); {
 				n.add(runModel(t, stores, rand.Uint64()|1, b.budget))
 			}
-			t.Logf("%s: %d cases (%d ended by the latency budget), %d decisions (%d allowed), %d settles, %d admin operations (%d time-zone changes)",
-				b.name, n.cases, n.cut, n.decisions, n.allowed, n.settles, n.admin, n.zones)
+			t.Logf("%s: %d cases (%d ended by the latency budget), %d decisions (%d allowed), %d settles, %d admin operations (%d time-zone changes, %d plan writes)",
+				b.name, n.cases, n.cut, n.decisions, n.allowed, n.settles, n.admin, n.zones, n.plans)
 			if least := int(modelDuration(b).Seconds() * modelLeastRate); n.decisions < least && !t.Failed() {
 				t.Errorf("%d decisions compared, fewer than %d: the store is too slow to model", n.decisions, least)
 			}
@@ -76,11 +77,11 @@ func TestModel(t *testing.T) {
 	}
 }
 
-type modelCounts struct{ cases, cut, decisions, allowed, admin, zones, settles int }
+type modelCounts struct{ cases, cut, decisions, allowed, admin, zones, settles, plans int }
 
 func (n *modelCounts) add(m modelCounts) {
 	n.cases, n.cut, n.decisions, n.allowed = n.cases+m.cases, n.cut+m.cut, n.decisions+m.decisions, n.allowed+m.allowed
-	n.admin, n.zones, n.settles = n.admin+m.admin, n.zones+m.zones, n.settles+m.settles
+	n.admin, n.zones, n.settles, n.plans = n.admin+m.admin, n.zones+m.zones, n.settles+m.settles, n.plans+m.plans
 }
 
 // modelRun is one case: the system under test and the reference, side by side.
@@ -98,6 +99,10 @@ type modelRun struct {
 	// reserved holds the allowed requests' reservations since the last admin
 	// operation, which settleStep settles.
 	reserved []*refReservation
+	// plan is the id of the plan the tenant is on ("" for none); planMade, whether
+	// that plan was created.
+	plan     string
+	planMade bool
 	n        modelCounts
 }
 
@@ -248,7 +253,7 @@ func (m *modelRun) checkHot(req gate.Request, res gate.Result) {
 // adminStep makes one admin operation through the admin API, and the reference's.
 func (m *modelRun) adminStep() {
 	m.n.admin++
-	switch m.rng.IntN(6) {
+	switch m.rng.IntN(7) {
 	case 0:
 		m.call(http.StatusOK, "GET", "/tenants/"+m.id+"/usage?ip="+m.ref.addr(m.rng), "")
 	case 1:
@@ -256,7 +261,7 @@ func (m *modelRun) adminStep() {
 		m.ref.epoch++
 	case 2:
 		m.ref.newRules(m.rng)
-		m.call(http.StatusOK, "PUT", "/tenants/"+m.id, m.ref.json(m.id))
+		m.putRules()
 	case 3:
 		if k, ok := m.ref.someKey(m.rng); ok {
 			m.call(http.StatusOK, "DELETE", "/tenants/"+m.id+"/keys/"+k.id, "")
@@ -264,9 +269,11 @@ func (m *modelRun) adminStep() {
 		}
 	case 4:
 		if m.ref.changeZone(m.rng, m.now) {
-			m.call(http.StatusOK, "PUT", "/tenants/"+m.id, m.ref.json(m.id))
+			m.call(http.StatusOK, "PUT", "/tenants/"+m.id, m.ref.json(m.id, m.plan))
 			m.n.zones++
 		}
+	case 5:
+		m.togglePlan()
 	default:
 		m.call(http.StatusNoContent, "DELETE", "/tenants/"+m.id, "")
 		m.ref.newRules(m.rng)
@@ -274,9 +281,41 @@ func (m *modelRun) adminStep() {
 	}
 }
 
-// create creates the reference's tenant with three keys.
+// putRules writes the reference's new rules: the tenant's own, or its plan's, which
+// every tenant on the plan then has.
+func (m *modelRun) putRules() {
+	if m.plan == "" {
+		m.call(http.StatusOK, "PUT", "/tenants/"+m.id, m.ref.json(m.id, ""))
+		return
+	}
+	m.call(http.StatusOK, "PUT", "/plans/"+m.plan, m.ref.planJSON())
+	m.n.plans++
+}
+
+// togglePlan moves the tenant onto a plan holding its rules and routes (the plan
+// created, or replaced), or off it, back to the same rules of its own: what a request
+// is limited by stays the same, and so must its counters.
+func (m *modelRun) togglePlan() {
+	if m.plan != "" {
+		m.plan = ""
+		m.call(http.StatusOK, "PUT", "/tenants/"+m.id, m.ref.json(m.id, ""))
+		return
+	}
+	m.plan = m.id + "-plan"
+	if m.planMade {
+		m.call(http.StatusOK, "PUT", "/plans/"+m.plan, m.ref.planJSON())
+	} else {
+		m.call(http.StatusCreated, "PUT", "/plans/"+m.plan, m.ref.planJSON())
+		m.planMade = true
+	}
+	m.call(http.StatusOK, "PUT", "/tenants/"+m.id, m.ref.json(m.id, m.plan))
+	m.n.plans++
+}
+
+// create creates the reference's tenant, with rules of its own, and three keys.
 func (m *modelRun) create() {
-	m.call(http.StatusCreated, "PUT", "/tenants/"+m.id, m.ref.json(m.id))
+	m.plan = ""
+	m.call(http.StatusCreated, "PUT", "/tenants/"+m.id, m.ref.json(m.id, ""))
 	m.ref.recreated()
 	for range 3 {
 		var k struct {

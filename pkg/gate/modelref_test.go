@@ -164,17 +164,33 @@ func hotRules(rules []limiter.Rule) []limiter.Rule {
 	return out
 }
 
-// json is the tenant id with the reference's rules, as the admin API takes it.
-func (r *reference) json(id string) string {
-	type route struct {
-		Method    string         `json:"method"`
-		Resource  string         `json:"resource"`
-		Rules     []limiter.Rule `json:"rules"`
-		Anonymous bool           `json:"anonymous,omitempty"`
+// json is the tenant id with the reference's rules, as the admin API takes it; on a
+// plan (plan is its id), the tenant names the plan, which holds the rules (planJSON).
+func (r *reference) json(id, plan string) string {
+	if plan != "" {
+		b, _ := json.Marshal(map[string]any{"id": id, "timezone": r.zone, "plan": plan})
+		return string(b)
 	}
-	b, _ := json.Marshal(map[string]any{"id": id, "timezone": r.zone, "rules": r.rules, "routes": []route{
-		{"GET", modelKeyed, r.keyed, false}, {"GET", modelPublic, r.public, true}}})
+	b, _ := json.Marshal(map[string]any{"id": id, "timezone": r.zone, "rules": r.rules, "routes": r.routes()})
 	return string(b)
+}
+
+// planJSON is the reference's rules and routes as a plan, as PUT /plans/{id} takes it.
+func (r *reference) planJSON() string {
+	b, _ := json.Marshal(map[string]any{"rules": r.rules, "routes": r.routes()})
+	return string(b)
+}
+
+// modelRoute is a route as the admin API takes it.
+type modelRoute struct {
+	Method    string         `json:"method"`
+	Resource  string         `json:"resource"`
+	Rules     []limiter.Rule `json:"rules"`
+	Anonymous bool           `json:"anonymous,omitempty"`
+}
+
+func (r *reference) routes() []modelRoute {
+	return []modelRoute{{"GET", modelKeyed, r.keyed, false}, {"GET", modelPublic, r.public, true}}
 }
 
 // recreated records that the tenant was created (again): new counters, and the old
