@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -21,7 +22,8 @@ func (r *report) readmeBlock() string {
 		}
 		return "not measured"
 	}
-	ratio := func(i int) string {
+	ratio := func(prefix string) string { // of the headline row whose label starts with prefix
+		i := slices.IndexFunc(headline, func(h row) bool { return strings.HasPrefix(h.what, prefix) })
 		if v, _, ok := headline[i].figure(r); ok {
 			return times(v)
 		}
@@ -32,17 +34,17 @@ func (r *report) readmeBlock() string {
 	fmt.Fprintf(&b, "From the last `make bench` ([docs/benchmarks.md](docs/benchmarks.md), every figure against its "+
 		"peer in the same run, on a shared %d-core machine):\n\n", r.machine.cores)
 	fmt.Fprintf(&b, "- the authorizer's warm invoke takes %s and %s, %s the hello-world authorizer's time;\n",
-		get("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp), get("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp), ratio(indexOf("authorizer warm invoke")))
+		get("authorizer", "BenchmarkInvokeWarm/edgelimit", nsPerOp), get("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp), ratio("authorizer warm invoke"))
 	fmt.Fprintf(&b, "- its cold start, built for one backend as the template deploys it: runtime init %s (DynamoDB) the "+
 		"hello-world's that makes a DynamoDB client at init, %s (Upstash) and %s (Redis) the plain hello-world's, and "+
 		"linux/arm64 bootstraps %s, %s and %s the plain one's size;\n",
-		ratio(indexOf("runtime init, DynamoDB")), ratio(indexOf("runtime init, Upstash")), ratio(indexOf("runtime init, Redis")),
-		ratio(indexOf("stripped linux/arm64 bootstrap, DynamoDB")), ratio(indexOf("stripped linux/arm64 bootstrap, Upstash")),
-		ratio(indexOf("stripped linux/arm64 bootstrap, Redis")))
+		ratio("runtime init, DynamoDB"), ratio("runtime init, Upstash"), ratio("runtime init, Redis"),
+		ratio("stripped linux/arm64 bootstrap, DynamoDB"), ratio("stripped linux/arm64 bootstrap, Upstash"),
+		ratio("stripped linux/arm64 bootstrap, Redis"))
 	fmt.Fprintf(&b, "- the Upstash store decides %s at one caller (%s @upstash/ratelimit's on the same server) and %s at 16 "+
 		"with its pipelining on (%s);\n",
-		get("upstash", "BenchmarkStoreDecide/callers=1", perSecond), ratio(indexOf("Upstash store, 1 caller, decisions/s")),
-		get("upstash", "BenchmarkStoreDecidePipelined/callers=16", perSecond), ratio(indexOf("Upstash store, 16 callers, decisions/s, pipelining on")))
+		get("upstash", "BenchmarkStoreDecide/callers=1", perSecond), ratio("Upstash store, 1 caller, decisions/s"),
+		get("upstash", "BenchmarkStoreDecidePipelined/callers=16", perSecond), ratio("Upstash store, 16 callers, decisions/s, pipelining on"))
 	fmt.Fprintf(&b, "- DynamoDB takes %s and %s per decision;\n",
 		get("dynamodb", "BenchmarkDecide/callers=1", "requests/decision"), get("dynamodb", "BenchmarkDecide/callers=1", "write-units/decision"))
 	if cs, ok := r.costs(); ok {
@@ -73,16 +75,6 @@ func wrap(s string, width int) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
-}
-
-// indexOf returns the index of the headline row whose label starts with prefix.
-func indexOf(prefix string) int {
-	for i, h := range headline {
-		if strings.HasPrefix(h.what, prefix) {
-			return i
-		}
-	}
-	panic("benchreport: no headline row " + prefix)
 }
 
 // replaceBlock returns readme with its figures block replaced by block.

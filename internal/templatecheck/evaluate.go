@@ -135,17 +135,10 @@ func (e *evaluator) ref(name string) (any, error) {
 		if v, ok := e.st.Parameters[name]; ok {
 			return parameterValue(p, v), nil
 		}
-		if d, ok := p["Default"].(string); ok {
-			return parameterValue(p, d), nil
+		if d := p["Default"]; d != nil {
+			return parameterValue(p, fmt.Sprint(d)), nil
 		}
-		switch d := p["Default"].(type) {
-		case nil:
-			return nil, fmt.Errorf("parameter %s has no value and no Default", name)
-		case string:
-			return d, nil
-		default:
-			return fmt.Sprint(d), nil
-		}
+		return nil, fmt.Errorf("parameter %s has no value and no Default", name)
 	}
 	if err := e.exists(name); err != nil {
 		return nil, err

@@ -1,8 +1,8 @@
 package templatecheck
 
 import (
+	"maps"
 	"slices"
-	"sort"
 )
 
 // The template as YAML decodes it: maps, lists and scalars, read with these helpers.
@@ -33,14 +33,7 @@ func asStrings(v any) []string {
 	return out
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // intrinsic returns the name and argument of a one-key intrinsic function map
 // ({"Ref": x}, {"Fn::If": [...]}, ...).

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"strings"
 )
 
@@ -41,23 +42,12 @@ type Key struct {
 func New() Key {
 	id := make([]byte, KeyIDLen)
 	for i := range id {
-		id[i] = keyIDChars[randIndex(len(keyIDChars))]
+		n, _ := rand.Int(rand.Reader, big.NewInt(int64(len(keyIDChars)))) // uniform; rand.Reader never fails
+		id[i] = keyIDChars[n.Int64()]
 	}
 	secret := make([]byte, SecretBytes)
 	rand.Read(secret) // never fails: crypto/rand crashes the program instead
 	return Key{raw: Scheme + string(id) + "_" + secretEncoding.EncodeToString(secret)}
-}
-
-// randIndex returns a uniform random integer in [0, n) for n <= 256, by rejection.
-func randIndex(n int) int {
-	limit := 256 - 256%n
-	var b [1]byte
-	for {
-		rand.Read(b[:])
-		if int(b[0]) < limit {
-			return int(b[0]) % n
-		}
-	}
 }
 
 // Parse checks that s is a well-formed key and returns it. The error wraps ErrFormat

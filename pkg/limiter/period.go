@@ -52,14 +52,12 @@ func Calendar(u Unit) Period { return Period{unit: u} }
 
 // ParsePeriod parses a period's text form.
 func ParsePeriod(s string) (Period, error) {
-	switch s {
-	case "day":
-		return Calendar(Day), nil
-	case "week":
-		return Calendar(Week), nil
-	case "month":
-		return Calendar(Month), nil
-	case "":
+	for _, u := range calendarUnits {
+		if s == u.String() {
+			return Calendar(u), nil
+		}
+	}
+	if s == "" {
 		return Period{}, fmt.Errorf("is empty: want a duration such as \"1s\" or \"1m\", or day, week, month")
 	}
 	d, err := time.ParseDuration(s)

@@ -208,15 +208,15 @@ func (r Rule) validateAnchor() error {
 // ruleJSON mirrors Rule for strict decoding: integers stay raw so that 1.5, 1e3 and
 // "10" are rejected rather than rounded or coerced.
 type ruleJSON struct {
-	Name      *string          `json:"name"`
-	Algorithm *string          `json:"algorithm"`
+	Name      string           `json:"name"`
+	Algorithm string           `json:"algorithm"`
 	Limit     *json.RawMessage `json:"limit"`
 	Period    *json.RawMessage `json:"period"`
 	Burst     *json.RawMessage `json:"burst"`
-	Anchor    *string          `json:"anchor"`
-	Scope     *string          `json:"scope"`
+	Anchor    string           `json:"anchor"`
+	Scope     string           `json:"scope"`
 	Lease     *json.RawMessage `json:"lease"`
-	Unit      *string          `json:"unit"`
+	Unit      string           `json:"unit"`
 }
 
 // UnmarshalJSON decodes a rule strictly (unknown fields and non-integer counts are
@@ -228,22 +228,8 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&raw); err != nil {
 		return jsonFieldError(err)
 	}
-	var out Rule
-	if raw.Name != nil {
-		out.Name = *raw.Name
-	}
-	if raw.Algorithm != nil {
-		out.Algorithm = Algorithm(*raw.Algorithm)
-	}
-	if raw.Anchor != nil {
-		out.Anchor = Anchor(*raw.Anchor)
-	}
-	if raw.Scope != nil {
-		out.Scope = Scope(*raw.Scope)
-	}
-	if raw.Unit != nil {
-		out.Unit = CountUnit(*raw.Unit)
-	}
+	out := Rule{Name: raw.Name, Algorithm: Algorithm(raw.Algorithm), Anchor: Anchor(raw.Anchor),
+		Scope: Scope(raw.Scope), Unit: CountUnit(raw.Unit)}
 	var err error
 	if out.Limit, err = decodeCount("limit", raw.Limit); err != nil {
 		return err

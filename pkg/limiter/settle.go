@@ -117,14 +117,9 @@ func (c *compiled) bucketRefund(st *State, now, n int64) {
 // false when the whole part does not fit in int64.
 func (c *compiled) times(n int64) (whole, frac int64, ok bool) {
 	hi, lo := bits.Mul64(uint64(n), uint64(c.q))
-	if hi != 0 || lo > math.MaxInt64 {
+	carry, frac, _ := mulAddDivMod(n, c.r, 0, c.Limit) // carry <= n, since r < limit
+	if hi != 0 || lo > math.MaxInt64 || int64(lo) > math.MaxInt64-carry {
 		return 0, 0, false
 	}
-	rh, rl := bits.Mul64(uint64(n), uint64(c.r)) // rh < limit, since r < limit
-	q, rem := bits.Div64(rh, rl, uint64(c.Limit))
-	sum, carry := bits.Add64(lo, q, 0)
-	if carry != 0 || sum > math.MaxInt64 {
-		return 0, 0, false
-	}
-	return int64(sum), int64(rem), true
+	return int64(lo) + carry, frac, true
 }

@@ -81,11 +81,7 @@ func (l *Log) Drop(k int) {
 }
 
 func (l *Log) grow() {
-	size := 2 * len(l.buf)
-	if size < 4 {
-		size = 4
-	}
-	buf := make([]Entry, size)
+	buf := make([]Entry, max(2*len(l.buf), 4))
 	for i := range l.n {
 		buf[i] = l.At(i)
 	}
