@@ -103,9 +103,12 @@ func New(cfg Config) (*Handler, error) {
 // application/problem+json, and a request answered with an error has written nothing.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = withRequest(r) // for the audit trail
-	handle, params, err := h.match(r.Method, r.URL.Path)
+	m, p, err := h.match(r.Method, r.URL.Path)
 	if err == nil {
-		err = handle(w, r, params)
+		p.query, err = query(r, m.query...)
+	}
+	if err == nil {
+		err = m.handle(w, r, p)
 	}
 	if err == nil {
 		return

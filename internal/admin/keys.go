@@ -50,9 +50,6 @@ func keyOf(rec apikey.Record) keyJSON {
 // createKey answers POST /tenants/{id}/keys: a new key, shown once. The body is
 // empty, {}, or {"rules": [...]}: the key's own key-scope rules.
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	rules, err := h.readKeyRules(r)
 	if err != nil {
 		return err
@@ -158,9 +155,6 @@ func fieldAt(path string, err error) error {
 // listKeys answers GET /tenants/{id}/keys: every key record, revoked ones included,
 // in order of creation.
 func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	recs, err := h.keyRecords(r.Context(), p.id)
 	if err != nil {
 		return err
@@ -175,9 +169,6 @@ func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, p params) err
 
 // getKey answers GET /tenants/{id}/keys/{keyId}.
 func (h *Handler) getKey(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	rec, err := h.findKey(r.Context(), p.id, p.keyID)
 	if err != nil {
 		return err
@@ -191,11 +182,7 @@ func (h *Handler) getKey(w http.ResponseWriter, r *http.Request, p params) error
 // accepting the key at once; an authorizer that cached it stops within its
 // EDGELIMIT_CONFIG_TTL.
 func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p params) error {
-	q, err := query(r, "purge")
-	if err != nil {
-		return err
-	}
-	purge, err := boolParam(q, "purge")
+	purge, err := boolParam(p.query, "purge")
 	if err != nil {
 		return err
 	}

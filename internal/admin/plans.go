@@ -28,9 +28,6 @@ type planList struct {
 
 // getPlan answers GET /plans/{id}: the plan, with its version as ETag.
 func (h *Handler) getPlan(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	pl, err := h.loadPlan(r.Context(), p.id)
 	if err != nil {
 		return err
@@ -42,9 +39,6 @@ func (h *Handler) getPlan(w http.ResponseWriter, r *http.Request, p params) erro
 // putPlan answers PUT /plans/{id}: create without If-Match (409 when it exists),
 // replace with it (412 when it does not match), as PUT /tenants/{id} does.
 func (h *Handler) putPlan(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	body, err := readBody(r, jsonType)
 	if err != nil {
 		return err
@@ -102,9 +96,6 @@ func (h *Handler) replacePlan(w http.ResponseWriter, ctx context.Context, m ifMa
 // deletePlan answers DELETE /plans/{id}, under If-Match: 409 naming a tenant while
 // tenants name the plan.
 func (h *Handler) deletePlan(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	m, err := parseIfMatch(r.Header)
 	if err != nil {
 		return err
@@ -132,12 +123,12 @@ func (h *Handler) deletePlan(w http.ResponseWriter, r *http.Request, p params) e
 }
 
 // listPlans answers GET /plans?limit=&page_token=.
-func (h *Handler) listPlans(w http.ResponseWriter, r *http.Request, _ params) error {
+func (h *Handler) listPlans(w http.ResponseWriter, r *http.Request, p params) error {
 	plans, err := h.planStore()
 	if err != nil {
 		return err
 	}
-	ps, next, err := listPage(r, plans.ListPlans)
+	ps, next, err := listPage(r.Context(), p.query, plans.ListPlans)
 	if err != nil {
 		return err
 	}

@@ -25,9 +25,6 @@ type settleBody struct {
 // 409 when the tenant's rules changed since. Settles are not in the audit trail: like
 // decisions, there is one per request.
 func (h *Handler) settleReservation(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	body, err := readBody(r, "application/json")
 	if err != nil {
 		return err

@@ -20,9 +20,6 @@ type tenantList struct {
 
 // getTenant answers GET /tenants/{id}: the tenant, with its version as ETag.
 func (h *Handler) getTenant(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	t, err := h.loadTenant(r.Context(), p.id)
 	if err != nil {
 		return err
@@ -33,9 +30,6 @@ func (h *Handler) getTenant(w http.ResponseWriter, r *http.Request, p params) er
 
 // putTenant answers PUT /tenants/{id}: create without If-Match, replace with it.
 func (h *Handler) putTenant(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	body, err := readBody(r, jsonType)
 	if err != nil {
 		return err
@@ -137,9 +131,6 @@ func conditionalError(err error, notFound *apiError) error {
 
 // patchTenant answers PATCH /tenants/{id}: a JSON Merge Patch, under If-Match.
 func (h *Handler) patchTenant(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	body, err := readBody(r, mergePatchType)
 	if err != nil {
 		return err
@@ -169,9 +160,6 @@ func (h *Handler) patchTenant(w http.ResponseWriter, r *http.Request, p params) 
 // deleteTenant answers DELETE /tenants/{id}, under If-Match: the tenant and all its
 // key records go.
 func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	m, err := parseIfMatch(r.Header)
 	if err != nil {
 		return err
@@ -193,8 +181,8 @@ func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params)
 }
 
 // listTenants answers GET /tenants?limit=&page_token=.
-func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, _ params) error {
-	ts, next, err := listPage(r, h.tenants.List)
+func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, p params) error {
+	ts, next, err := listPage(r.Context(), p.query, h.tenants.List)
 	if err != nil {
 		return err
 	}
@@ -211,16 +199,12 @@ func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, _ params) 
 
 // listPage reads the page that the query's limit and page_token ask for with list:
 // the items, and the next page's token (nil after the last).
-func listPage[T any](r *http.Request, list func(context.Context, int, string) ([]T, string, error)) ([]T, *string, error) {
-	q, err := query(r, "limit", "page_token")
-	if err != nil {
-		return nil, nil, err
-	}
+func listPage[T any](ctx context.Context, q map[string]string, list func(context.Context, int, string) ([]T, string, error)) ([]T, *string, error) {
 	limit, err := intParam(q, "limit", 1, store.MaxListLimit, store.DefaultListLimit)
 	if err != nil {
 		return nil, nil, err
 	}
-	items, next, err := list(r.Context(), limit, q["page_token"])
+	items, next, err := list(ctx, limit, q["page_token"])
 	if errors.Is(err, store.ErrPageToken) {
 		return nil, nil, paramError("page_token", "is not a next_page_token of this API: start again without it")
 	}
@@ -237,9 +221,6 @@ func listPage[T any](r *http.Request, list func(context.Context, int, string) ([
 // of the tenant starts afresh. If-Match is optional; without it, a concurrent update is
 // retried a few times.
 func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	if err := readEmptyBody(r); err != nil {
 		return err
 	}

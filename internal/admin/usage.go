@@ -58,15 +58,11 @@ type identity struct {
 // always reported; key-scope rules for key_id (or, for a request without a key, ip);
 // ip-scope rules for ip.
 func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error {
-	q, err := query(r, "key_id", "ip")
-	if err != nil {
-		return err
-	}
 	t, err := h.loadTenant(r.Context(), p.id)
 	if err != nil {
 		return err
 	}
-	who, err := h.usageIdentity(r.Context(), t.ID, q)
+	who, err := h.usageIdentity(r.Context(), t.ID, p.query)
 	if err != nil {
 		return err
 	}
