@@ -155,7 +155,7 @@ func fieldAt(path string, err error) error {
 // listKeys answers GET /tenants/{id}/keys: every key record, revoked ones included,
 // in order of creation.
 func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, p params) error {
-	recs, err := h.keyRecords(r.Context(), p.id)
+	recs, err := load(r.Context(), p.id, h.tenants.ListKeys, tenantNotFound)
 	if err != nil {
 		return err
 	}
@@ -215,24 +215,9 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p params) er
 	return nil
 }
 
-// keyRecords returns the tenant's key records: a 404 problem when there is no tenant.
-func (h *Handler) keyRecords(ctx context.Context, id string) ([]apikey.Record, error) {
-	if !tenant.ValidID(id) {
-		return nil, tenantNotFound(id)
-	}
-	recs, err := h.tenants.ListKeys(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, tenantNotFound(id)
-	}
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return recs, nil
-}
-
 // findKey returns the tenant's key record keyID: a 404 problem when there is none.
 func (h *Handler) findKey(ctx context.Context, id, keyID string) (apikey.Record, error) {
-	recs, err := h.keyRecords(ctx, id)
+	recs, err := load(ctx, id, h.tenants.ListKeys, tenantNotFound)
 	if err != nil {
 		return apikey.Record{}, err
 	}

@@ -260,8 +260,9 @@ func (h *Handler) loadTenant(ctx context.Context, id string) (tenant.Tenant, err
 	return load(ctx, id, h.tenants.Get, tenantNotFound)
 }
 
-// load reads the tenant or plan id with get: notFound's problem (which also matches
-// store.ErrNotFound) when there is none, 503 when the store failed.
+// load reads what get keeps under the tenant or plan id (the tenant, the plan, the
+// tenant's key records): notFound's problem (which also matches store.ErrNotFound)
+// when there is none, 503 when the store failed.
 func load[T any](ctx context.Context, id string, get func(context.Context, string) (T, error), notFound func(string) *apiError) (T, error) {
 	var zero T
 	if !tenant.ValidID(id) {
