@@ -54,14 +54,13 @@ func withCaller(ctx context.Context, caller, requestID string) context.Context {
 // withRequest returns r with its method recorded for the audit trail, and LocalCaller
 // as its caller unless an event gave one.
 func withRequest(r *http.Request) *http.Request {
-	info, ok := r.Context().Value(requestInfoKey{}).(requestInfo)
-	if !ok {
-		info.caller = LocalCaller
-	}
+	info := infoOf(r.Context())
 	info.method = r.Method
 	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 }
 
+// infoOf is what ctx carries of the request; LocalCaller is its caller unless an event
+// gave one.
 func infoOf(ctx context.Context) requestInfo {
 	info, ok := ctx.Value(requestInfoKey{}).(requestInfo)
 	if !ok {
@@ -74,22 +73,13 @@ func infoOf(ctx context.Context) requestInfo {
 // user's ARN, else the caller id, else the account.
 func callerV1(ev events.APIGatewayProxyRequest) string {
 	id := ev.RequestContext.Identity
-	return firstOf(id.UserArn, id.Caller, id.User, id.AccountID)
+	return cmp.Or(id.UserArn, id.Caller, id.User, id.AccountID)
 }
 
 // callerV2 is the IAM principal of an HTTP API request (IAM authorization).
 func callerV2(ev events.APIGatewayV2HTTPRequest) string {
 	if a := ev.RequestContext.Authorizer; a != nil && a.IAM != nil {
-		return firstOf(a.IAM.UserARN, a.IAM.CallerID, a.IAM.UserID, a.IAM.AccountID)
-	}
-	return ""
-}
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
+		return cmp.Or(a.IAM.UserARN, a.IAM.CallerID, a.IAM.UserID, a.IAM.AccountID)
 	}
 	return ""
 }

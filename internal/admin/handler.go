@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -70,7 +71,8 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Tenants == nil || cfg.Counters == nil {
 		return nil, errors.New("admin: Config.Tenants and Config.Counters are required")
 	}
-	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, log: cfg.Logger, auditLog: cfg.Audit, settle: cfg.Settle}
+	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, settle: cfg.Settle,
+		log: cmp.Or(cfg.Logger, slog.Default()), auditLog: cmp.Or(cfg.Audit, slog.New(slog.NewJSONHandler(os.Stderr, nil)))}
 	h.plans, _ = cfg.Tenants.(store.Plans)
 	if len(cfg.DefaultRules) > 0 {
 		if _, err := limiter.NewSet(cfg.DefaultRules, nil); err != nil {
@@ -88,12 +90,6 @@ func New(cfg Config) (*Handler, error) {
 	}
 	if h.newKey == nil {
 		h.newKey = apikey.New
-	}
-	if h.log == nil {
-		h.log = slog.Default()
-	}
-	if h.auditLog == nil {
-		h.auditLog = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
 	h.routes = h.routeTable()
 	return h, nil
