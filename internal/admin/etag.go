@@ -41,12 +41,12 @@ func parseIfMatch(h http.Header) (ifMatch, error) {
 				m.versions = append(m.versions, v)
 			}
 		default:
-			return ifMatch{}, paramError("If-Match", ifMatchHelp)
+			return ifMatch{}, paramError("If-Match", "", ifMatchHelp)
 		}
 		items++
 	}
 	if items == 0 || m.any && items > 1 {
-		return ifMatch{}, paramError("If-Match", ifMatchHelp)
+		return ifMatch{}, paramError("If-Match", "", ifMatchHelp)
 	}
 	return m, nil
 }

@@ -100,9 +100,10 @@ func fieldError(field, value, reason string) *apiError {
 	return &apiError{slug: problemInvalidField, field: field, value: value, detail: reason}
 }
 
-// paramError returns a 400 naming a query parameter or header.
-func paramError(field, detail string) *apiError {
-	return &apiError{slug: problemInvalidParameter, field: field, detail: detail}
+// paramError returns a 400 naming a query parameter or header, and its value when it
+// helps.
+func paramError(field, value, detail string) *apiError {
+	return &apiError{slug: problemInvalidParameter, field: field, value: value, detail: detail}
 }
 
 // fromValidation turns a decoding or validation error of a tenant into an apiError: a

@@ -206,7 +206,7 @@ func listPage[T any](ctx context.Context, q map[string]string, list func(context
 	}
 	items, next, err := list(ctx, limit, q["page_token"])
 	if errors.Is(err, store.ErrPageToken) {
-		return nil, nil, paramError("page_token", "is not a next_page_token of this API: start again without it")
+		return nil, nil, paramError("page_token", "", "is not a next_page_token of this API: start again without it")
 	}
 	if err != nil {
 		return nil, nil, storeError(err)

@@ -98,9 +98,7 @@ func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[stri
 	if ip := q["ip"]; ip != "" {
 		norm, ok := tenant.ClientAddress(ip)
 		if !ok {
-			e := paramError("ip", "must be an IPv4 or IPv6 address")
-			e.value = ip
-			return identity{}, e
+			return identity{}, paramError("ip", ip, "must be an IPv4 or IPv6 address")
 		}
 		who.ip = norm
 	}
@@ -108,9 +106,7 @@ func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[stri
 		return who, nil
 	}
 	if !apikey.ValidKeyID(who.keyID) {
-		e := paramError("key_id", "must be a key id: 8 lowercase letters or digits, as GET /tenants/{id}/keys lists them")
-		e.value = who.keyID
-		return identity{}, e
+		return identity{}, paramError("key_id", who.keyID, "must be a key id: 8 lowercase letters or digits, as GET /tenants/{id}/keys lists them")
 	}
 	if _, err := h.findKey(ctx, tenantID, who.keyID); err != nil {
 		return identity{}, err
