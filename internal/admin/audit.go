@@ -96,20 +96,16 @@ func updateOp(ctx context.Context) string {
 // (the zero Tenant for a create), next after (the zero Tenant for a delete). Only the
 // names of the fields that changed are written, never their values.
 func (h *Handler) audit(ctx context.Context, op string, old, next tenant.Tenant) {
-	var changed []string
-	if op != OpDelete {
-		changed = changedFields(public(old), public(next))
-	}
-	h.auditWrite(ctx, op, slog.String("tenant", cmp.Or(next.ID, old.ID)), old.Version, next.Version, changed)
+	h.auditWrite(ctx, op, slog.String("tenant", cmp.Or(next.ID, old.ID)), old.Version, next.Version, public(old), public(next))
 }
 
 // auditWrite writes the record of a write of subject (the tenant or plan): its
-// versions before and after, and the names of the fields that changed (nil for a
-// delete, which has none).
-func (h *Handler) auditWrite(ctx context.Context, op string, subject slog.Attr, oldVersion, newVersion int64, changed []string) {
+// versions before and after, and the names of the fields that changed between old and
+// next (none for a delete).
+func (h *Handler) auditWrite(ctx context.Context, op string, subject slog.Attr, oldVersion, newVersion int64, old, next any) {
 	attrs := []slog.Attr{slog.Int64("old_version", oldVersion), slog.Int64("new_version", newVersion)}
-	if changed != nil {
-		attrs = append(attrs, slog.Any("changed", changed))
+	if op != OpDelete && op != OpPlanDelete {
+		attrs = append(attrs, slog.Any("changed", changedFields(old, next)))
 	}
 	h.record(ctx, op, subject, attrs...)
 }
@@ -134,13 +130,10 @@ func (h *Handler) record(ctx context.Context, op string, subject slog.Attr, attr
 // old and next (version aside, which every write changes), sorted.
 func changedFields(old, next any) []string {
 	a, b := fieldsOf(old), fieldsOf(next)
+	names := maps.Clone(a) // the fields of either
+	maps.Copy(names, b)
 	out := []string{}
-	for _, name := range slices.Sorted(maps.Keys(a)) {
-		if _, ok := b[name]; !ok {
-			b[name] = nil // in old only: compared below
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(b)) {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		if name != "version" && !bytes.Equal(a[name], b[name]) {
 			out = append(out, name)
 		}

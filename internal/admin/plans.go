@@ -191,11 +191,7 @@ func writePlan(w http.ResponseWriter, status int, p tenant.Plan) {
 
 // auditPlan writes the record of a plan write, as audit does for tenants.
 func (h *Handler) auditPlan(ctx context.Context, op string, old, next tenant.Plan) {
-	var changed []string
-	if op != OpPlanDelete {
-		changed = changedFields(old, next)
-	}
-	h.auditWrite(ctx, op, slog.String("plan", cmp.Or(next.ID, old.ID)), old.Version, next.Version, changed)
+	h.auditWrite(ctx, op, slog.String("plan", cmp.Or(next.ID, old.ID)), old.Version, next.Version, old, next)
 }
 
 // checkPlan checks, before t is written, that the plan it names exists and that its
