@@ -132,11 +132,7 @@ func (h *Handler) listPlans(w http.ResponseWriter, r *http.Request, p params) er
 	if err != nil {
 		return err
 	}
-	out := planList{Plans: ps, NextPageToken: next}
-	if out.Plans == nil {
-		out.Plans = []tenant.Plan{}
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, planList{Plans: ps, NextPageToken: next})
 	return nil
 }
 

@@ -189,16 +189,13 @@ func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, p params) 
 	for i := range ts {
 		ts[i] = public(ts[i])
 	}
-	out := tenantList{Tenants: ts, NextPageToken: next}
-	if out.Tenants == nil {
-		out.Tenants = []tenant.Tenant{}
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, tenantList{Tenants: ts, NextPageToken: next})
 	return nil
 }
 
 // listPage reads the page that the query's limit and page_token ask for with list:
-// the items, and the next page's token (nil after the last).
+// the items (an empty slice for none, which lists as []), and the next page's token
+// (nil after the last).
 func listPage[T any](ctx context.Context, q map[string]string, list func(context.Context, int, string) ([]T, string, error)) ([]T, *string, error) {
 	limit, err := intParam(q, "limit", 1, store.MaxListLimit, store.DefaultListLimit)
 	if err != nil {
@@ -210,6 +207,9 @@ func listPage[T any](ctx context.Context, q map[string]string, list func(context
 	}
 	if err != nil {
 		return nil, nil, storeError(err)
+	}
+	if items == nil {
+		items = []T{}
 	}
 	if next == "" {
 		return items, nil, nil
