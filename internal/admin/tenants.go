@@ -88,7 +88,7 @@ func (h *Handler) update(w http.ResponseWriter, ctx context.Context, m ifMatch, 
 	}
 	stored, err := h.tenants.Replace(ctx, next, old.Version)
 	if err != nil {
-		return writeError(err, old.ID)
+		return conditionalError(err, tenantNotFound(old.ID))
 	}
 	h.audit(ctx, updateOp(ctx), old, stored)
 	writeTenant(w, http.StatusOK, stored)
@@ -112,10 +112,6 @@ func sameJSON(a, b any) bool {
 	y, errB := json.Marshal(b)
 	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
-
-// writeError answers a failed conditional write of tenant id: 404 when it is gone, 412
-// when another write changed it, 503 when the store failed.
-func writeError(err error, id string) error { return conditionalError(err, tenantNotFound(id)) }
 
 // conditionalError answers a failed conditional write: notFound when the tenant or plan
 // is gone, 412 when another write changed it, 503 when the store failed.
@@ -172,7 +168,7 @@ func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params)
 		return err
 	}
 	if err := h.tenants.Delete(r.Context(), p.id, old.Version); err != nil {
-		return writeError(err, p.id)
+		return conditionalError(err, tenantNotFound(p.id))
 	}
 	h.audit(r.Context(), OpDelete, old, tenant.Tenant{})
 	w.Header().Set("Cache-Control", "no-store")
@@ -245,7 +241,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error 
 		case errors.Is(err, store.ErrVersionConflict) && !m.present:
 			continue // changed meanwhile: reset the new version
 		default:
-			return writeError(err, p.id)
+			return conditionalError(err, tenantNotFound(p.id))
 		}
 	}
 	return &apiError{slug: problemUnavailable, detail: "the tenant kept changing during the reset: nothing was reset, retry"}

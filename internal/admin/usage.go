@@ -193,13 +193,7 @@ func calendarUnits(t tenant.Tenant) []limiter.Unit {
 	for _, r := range rules {
 		used[r.Period.Unit()] = true
 	}
-	var out []limiter.Unit
-	for _, u := range []limiter.Unit{limiter.Day, limiter.Week, limiter.Month} {
-		if used[u] {
-			out = append(out, u)
-		}
-	}
-	return out
+	return slices.DeleteFunc([]limiter.Unit{limiter.Day, limiter.Week, limiter.Month}, func(u limiter.Unit) bool { return !used[u] })
 }
 
 // formatTime renders microseconds since the Unix epoch as RFC 3339 in UTC.
