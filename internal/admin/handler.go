@@ -113,8 +113,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !errors.As(err, &ae) {
 		ae = &apiError{slug: problemInternal, detail: "an unexpected error occurred", cause: err}
 	}
-	if problemStatus[ae.slug] >= 500 {
-		h.log.ErrorContext(r.Context(), "admin: request failed", "method", r.Method, "path", r.URL.Path, "status", problemStatus[ae.slug], "error", ae.cause)
+	if status := problems[ae.slug].status; status >= 500 {
+		h.log.ErrorContext(r.Context(), "admin: request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", ae.cause)
 	}
 	writeProblem(w, ae, r.URL.Path)
 }
