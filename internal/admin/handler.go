@@ -109,8 +109,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		return
 	}
-	var ae *apiError
-	if !errors.As(err, &ae) {
+	ae, ok := errors.AsType[*apiError](err)
+	if !ok {
 		ae = &apiError{slug: problemInternal, detail: "an unexpected error occurred", cause: err}
 	}
 	if status := problems[ae.slug].status; status >= 500 {

@@ -133,8 +133,7 @@ func keyBodyError(err error) error {
 		}
 		return fieldError(name, "", "unknown field: this request takes rules, or nothing")
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		if te.Field == "" {
 			return fieldError("", "", "the body must be empty, or a JSON object: {} or {\"rules\": [...]}")
 		}
@@ -145,8 +144,7 @@ func keyBodyError(err error) error {
 
 // fieldAt places err, a rule's error, under path ("rules[0]"), as a *limiter.FieldError.
 func fieldAt(path string, err error) error {
-	var fe *limiter.FieldError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*limiter.FieldError](err); ok {
 		return &limiter.FieldError{Field: path + "." + fe.Field, Value: fe.Value, Reason: fe.Reason}
 	}
 	return &limiter.FieldError{Field: path, Reason: err.Error()}

@@ -108,8 +108,7 @@ func (h *Handler) deletePlan(w http.ResponseWriter, r *http.Request, p params) e
 		return err
 	}
 	err = h.plans.DeletePlan(r.Context(), p.id, old.Version)
-	var inUse *store.PlanInUseError
-	if errors.As(err, &inUse) {
+	if inUse, ok := errors.AsType[*store.PlanInUseError](err); ok {
 		return &apiError{slug: problemPlanInUse, field: "id", value: strconv.Quote(p.id),
 			detail: "plan " + strconv.Quote(p.id) + " is in use by tenant " + strconv.Quote(inUse.Tenant) + ": move its tenants to another plan first"}
 	}

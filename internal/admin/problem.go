@@ -104,8 +104,7 @@ func paramError(field, value, detail string) *apiError {
 // fromValidation turns a decoding or validation error of a tenant into an apiError: a
 // *limiter.FieldError names its field (422), tenant.ErrSyntax is malformed JSON (400).
 func fromValidation(err error) *apiError {
-	var fe *limiter.FieldError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*limiter.FieldError](err); ok {
 		return fieldError(fe.Field, fe.Value, fe.Reason)
 	}
 	if errors.Is(err, tenant.ErrSyntax) {

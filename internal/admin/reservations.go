@@ -53,8 +53,7 @@ func decodeSettle(body []byte) (int64, error) {
 	dec.DisallowUnknownFields()
 	var b settleBody
 	if err := dec.Decode(&b); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			return 0, fieldError("cost", "", "must be an integer from 0 to 10^12")
 		}
 		return 0, newError(problemInvalidJSON, "the body must be {\"cost\": N}: "+err.Error())

@@ -21,8 +21,7 @@ const maxPages = 10000
 func Read(ctx context.Context, c *Client, keys bool) (*State, error) {
 	s := newState()
 	plans, err := c.list(ctx, "/plans", "plans")
-	var se *StatusError
-	if err != nil && !(errors.As(err, &se) && se.Status == http.StatusNotFound) {
+	if se, ok := errors.AsType[*StatusError](err); err != nil && !(ok && se.Status == http.StatusNotFound) {
 		return nil, err
 	}
 	s.plansServed = err == nil
