@@ -41,8 +41,7 @@ type keyList struct {
 func keyOf(rec apikey.Record) keyJSON {
 	k := keyJSON{KeyID: rec.KeyID, Prefix: rec.Prefix, Created: formatTime(rec.Created), Revoked: rec.Revoked, Rules: rec.Rules}
 	if rec.Revoked {
-		at := formatTime(rec.RevokedAt)
-		k.RevokedAt = &at
+		k.RevokedAt = new(formatTime(rec.RevokedAt))
 	}
 	return k
 }

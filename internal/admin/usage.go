@@ -146,8 +146,7 @@ func ruleUsageOf(c tenant.Check, i int, o limiter.Outcome, now int64, loc *time.
 	u := ruleUsage{Rule: rule, Capacity: rule.Capacity(), Remaining: o.Remaining,
 		Used: max(rule.Capacity()-o.Remaining, 0)}
 	if c.Route != "" {
-		route := c.Route
-		u.Route = &route
+		u.Route = new(c.Route)
 	}
 	reset := o.Reset
 	if start, end := c.Set.Window(i, now); end != 0 {
