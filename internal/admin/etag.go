@@ -56,11 +56,6 @@ func validTag(s string) bool {
 	return len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' && !strings.Contains(s[1:len(s)-1], `"`)
 }
 
-// matches reports whether the condition holds for the current version.
-func (m ifMatch) matches(version int64) bool {
-	return m.any || slices.Contains(m.versions, version)
-}
-
 // precondition checks If-Match against the stored version: 428 when required and
 // missing, 412 when it does not match.
 func precondition(m ifMatch, version int64, required bool) error {
@@ -72,7 +67,7 @@ func precondition(m ifMatch, version int64, required bool) error {
 		}
 		return nil
 	}
-	if !m.matches(version) {
+	if !m.any && !slices.Contains(m.versions, version) {
 		return stale(version)
 	}
 	return nil
