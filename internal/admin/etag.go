@@ -61,9 +61,8 @@ func validTag(s string) bool {
 func precondition(m ifMatch, version int64, required bool) error {
 	if !m.present {
 		if required {
-			e := newError(problemPreconditionRequired, `this request needs If-Match: the tenant's ETag (GET it first), or "*"`)
-			e.field = "If-Match"
-			return e
+			return &apiError{slug: problemPreconditionRequired, field: "If-Match",
+				detail: `this request needs If-Match: the tenant's ETag (GET it first), or "*"`}
 		}
 		return nil
 	}
@@ -75,8 +74,8 @@ func precondition(m ifMatch, version int64, required bool) error {
 
 // stale is the 412 problem for a tenant whose version is now version (0: gone).
 func stale(version int64) *apiError {
-	e := newError(problemPreconditionFailed, "If-Match does not match the tenant's current ETag: GET it again and retry")
-	e.field = "If-Match"
+	e := &apiError{slug: problemPreconditionFailed, field: "If-Match",
+		detail: "If-Match does not match the tenant's current ETag: GET it again and retry"}
 	if version > 0 {
 		e.header = http.Header{"ETag": {etag(version)}}
 	}
