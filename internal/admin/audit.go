@@ -54,14 +54,13 @@ func withCaller(ctx context.Context, caller, requestID string) context.Context {
 // withRequest returns r with its method recorded for the audit trail, and LocalCaller
 // as its caller unless an event gave one.
 func withRequest(r *http.Request) *http.Request {
-	info, ok := r.Context().Value(requestInfoKey{}).(requestInfo)
-	if !ok {
-		info.caller = LocalCaller
-	}
+	info := infoOf(r.Context())
 	info.method = r.Method
 	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 }
 
+// infoOf is what ctx carries of the request; LocalCaller is its caller unless an event
+// gave one.
 func infoOf(ctx context.Context) requestInfo {
 	info, ok := ctx.Value(requestInfoKey{}).(requestInfo)
 	if !ok {
@@ -74,22 +73,13 @@ func infoOf(ctx context.Context) requestInfo {
 // user's ARN, else the caller id, else the account.
 func callerV1(ev events.APIGatewayProxyRequest) string {
 	id := ev.RequestContext.Identity
-	return firstOf(id.UserArn, id.Caller, id.User, id.AccountID)
+	return cmp.Or(id.UserArn, id.Caller, id.User, id.AccountID)
 }
 
 // callerV2 is the IAM principal of an HTTP API request (IAM authorization).
 func callerV2(ev events.APIGatewayV2HTTPRequest) string {
 	if a := ev.RequestContext.Authorizer; a != nil && a.IAM != nil {
-		return firstOf(a.IAM.UserARN, a.IAM.CallerID, a.IAM.UserID, a.IAM.AccountID)
-	}
-	return ""
-}
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
+		return cmp.Or(a.IAM.UserARN, a.IAM.CallerID, a.IAM.UserID, a.IAM.AccountID)
 	}
 	return ""
 }
@@ -106,20 +96,16 @@ func updateOp(ctx context.Context) string {
 // (the zero Tenant for a create), next after (the zero Tenant for a delete). Only the
 // names of the fields that changed are written, never their values.
 func (h *Handler) audit(ctx context.Context, op string, old, next tenant.Tenant) {
-	var changed []string
-	if op != OpDelete {
-		changed = changedFields(public(old), public(next))
-	}
-	h.auditWrite(ctx, op, slog.String("tenant", cmp.Or(next.ID, old.ID)), old.Version, next.Version, changed)
+	h.auditWrite(ctx, op, slog.String("tenant", cmp.Or(next.ID, old.ID)), old.Version, next.Version, public(old), public(next))
 }
 
 // auditWrite writes the record of a write of subject (the tenant or plan): its
-// versions before and after, and the names of the fields that changed (nil for a
-// delete, which has none).
-func (h *Handler) auditWrite(ctx context.Context, op string, subject slog.Attr, oldVersion, newVersion int64, changed []string) {
+// versions before and after, and the names of the fields that changed between old and
+// next (none for a delete).
+func (h *Handler) auditWrite(ctx context.Context, op string, subject slog.Attr, oldVersion, newVersion int64, old, next any) {
 	attrs := []slog.Attr{slog.Int64("old_version", oldVersion), slog.Int64("new_version", newVersion)}
-	if changed != nil {
-		attrs = append(attrs, slog.Any("changed", changed))
+	if op != OpDelete && op != OpPlanDelete {
+		attrs = append(attrs, slog.Any("changed", changedFields(old, next)))
 	}
 	h.record(ctx, op, subject, attrs...)
 }
@@ -144,13 +130,10 @@ func (h *Handler) record(ctx context.Context, op string, subject slog.Attr, attr
 // old and next (version aside, which every write changes), sorted.
 func changedFields(old, next any) []string {
 	a, b := fieldsOf(old), fieldsOf(next)
+	names := maps.Clone(a) // the fields of either
+	maps.Copy(names, b)
 	out := []string{}
-	for _, name := range slices.Sorted(maps.Keys(a)) {
-		if _, ok := b[name]; !ok {
-			b[name] = nil // in old only: compared below
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(b)) {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
 		if name != "version" && !bytes.Equal(a[name], b[name]) {
 			out = append(out, name)
 		}

@@ -54,8 +54,7 @@ func tooLarge(n int64) *apiError {
 
 // checkContentType reports a 415 problem unless header names mediaType.
 func checkContentType(header, mediaType string) error {
-	e := newError(problemUnsupportedMediaType, fmt.Sprintf("Content-Type must be %s", mediaType))
-	e.field = "Content-Type"
+	e := &apiError{slug: problemUnsupportedMediaType, field: "Content-Type", detail: "Content-Type must be " + mediaType}
 	if mediaType == mergePatchType {
 		e.header = http.Header{"Accept-Patch": {mergePatchType}}
 	}

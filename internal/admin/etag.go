@@ -41,12 +41,12 @@ func parseIfMatch(h http.Header) (ifMatch, error) {
 				m.versions = append(m.versions, v)
 			}
 		default:
-			return ifMatch{}, paramError("If-Match", ifMatchHelp)
+			return ifMatch{}, paramError("If-Match", "", ifMatchHelp)
 		}
 		items++
 	}
 	if items == 0 || m.any && items > 1 {
-		return ifMatch{}, paramError("If-Match", ifMatchHelp)
+		return ifMatch{}, paramError("If-Match", "", ifMatchHelp)
 	}
 	return m, nil
 }
@@ -56,23 +56,17 @@ func validTag(s string) bool {
 	return len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' && !strings.Contains(s[1:len(s)-1], `"`)
 }
 
-// matches reports whether the condition holds for the current version.
-func (m ifMatch) matches(version int64) bool {
-	return m.any || slices.Contains(m.versions, version)
-}
-
 // precondition checks If-Match against the stored version: 428 when required and
 // missing, 412 when it does not match.
 func precondition(m ifMatch, version int64, required bool) error {
 	if !m.present {
 		if required {
-			e := newError(problemPreconditionRequired, `this request needs If-Match: the tenant's ETag (GET it first), or "*"`)
-			e.field = "If-Match"
-			return e
+			return &apiError{slug: problemPreconditionRequired, field: "If-Match",
+				detail: `this request needs If-Match: the tenant's ETag (GET it first), or "*"`}
 		}
 		return nil
 	}
-	if !m.matches(version) {
+	if !m.any && !slices.Contains(m.versions, version) {
 		return stale(version)
 	}
 	return nil
@@ -80,8 +74,8 @@ func precondition(m ifMatch, version int64, required bool) error {
 
 // stale is the 412 problem for a tenant whose version is now version (0: gone).
 func stale(version int64) *apiError {
-	e := newError(problemPreconditionFailed, "If-Match does not match the tenant's current ETag: GET it again and retry")
-	e.field = "If-Match"
+	e := &apiError{slug: problemPreconditionFailed, field: "If-Match",
+		detail: "If-Match does not match the tenant's current ETag: GET it again and retry"}
 	if version > 0 {
 		e.header = http.Header{"ETag": {etag(version)}}
 	}

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -70,7 +71,8 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Tenants == nil || cfg.Counters == nil {
 		return nil, errors.New("admin: Config.Tenants and Config.Counters are required")
 	}
-	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, log: cfg.Logger, auditLog: cfg.Audit, settle: cfg.Settle}
+	h := &Handler{tenants: cfg.Tenants, counters: cfg.Counters, now: cfg.Now, newKey: cfg.NewKey, settle: cfg.Settle,
+		log: cmp.Or(cfg.Logger, slog.Default()), auditLog: cmp.Or(cfg.Audit, slog.New(slog.NewJSONHandler(os.Stderr, nil)))}
 	h.plans, _ = cfg.Tenants.(store.Plans)
 	if len(cfg.DefaultRules) > 0 {
 		if _, err := limiter.NewSet(cfg.DefaultRules, nil); err != nil {
@@ -89,12 +91,6 @@ func New(cfg Config) (*Handler, error) {
 	if h.newKey == nil {
 		h.newKey = apikey.New
 	}
-	if h.log == nil {
-		h.log = slog.Default()
-	}
-	if h.auditLog == nil {
-		h.auditLog = slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	}
 	h.routes = h.routeTable()
 	return h, nil
 }
@@ -103,19 +99,22 @@ func New(cfg Config) (*Handler, error) {
 // application/problem+json, and a request answered with an error has written nothing.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = withRequest(r) // for the audit trail
-	handle, params, err := h.match(r.Method, r.URL.Path)
+	m, p, err := h.match(r.Method, r.URL.Path)
 	if err == nil {
-		err = handle(w, r, params)
+		p.query, err = query(r, m.query...)
+	}
+	if err == nil {
+		err = m.handle(w, r, p)
 	}
 	if err == nil {
 		return
 	}
-	var ae *apiError
-	if !errors.As(err, &ae) {
+	ae, ok := errors.AsType[*apiError](err)
+	if !ok {
 		ae = &apiError{slug: problemInternal, detail: "an unexpected error occurred", cause: err}
 	}
-	if problemStatus[ae.slug] >= 500 {
-		h.log.ErrorContext(r.Context(), "admin: request failed", "method", r.Method, "path", r.URL.Path, "status", problemStatus[ae.slug], "error", ae.cause)
+	if status := problems[ae.slug].status; status >= 500 {
+		h.log.ErrorContext(r.Context(), "admin: request failed", "method", r.Method, "path", r.URL.Path, "status", status, "error", ae.cause)
 	}
 	writeProblem(w, ae, r.URL.Path)
 }

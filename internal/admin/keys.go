@@ -41,8 +41,7 @@ type keyList struct {
 func keyOf(rec apikey.Record) keyJSON {
 	k := keyJSON{KeyID: rec.KeyID, Prefix: rec.Prefix, Created: formatTime(rec.Created), Revoked: rec.Revoked, Rules: rec.Rules}
 	if rec.Revoked {
-		at := formatTime(rec.RevokedAt)
-		k.RevokedAt = &at
+		k.RevokedAt = new(formatTime(rec.RevokedAt))
 	}
 	return k
 }
@@ -50,9 +49,6 @@ func keyOf(rec apikey.Record) keyJSON {
 // createKey answers POST /tenants/{id}/keys: a new key, shown once. The body is
 // empty, {}, or {"rules": [...]}: the key's own key-scope rules.
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	rules, err := h.readKeyRules(r)
 	if err != nil {
 		return err
@@ -136,8 +132,7 @@ func keyBodyError(err error) error {
 		}
 		return fieldError(name, "", "unknown field: this request takes rules, or nothing")
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		if te.Field == "" {
 			return fieldError("", "", "the body must be empty, or a JSON object: {} or {\"rules\": [...]}")
 		}
@@ -148,8 +143,7 @@ func keyBodyError(err error) error {
 
 // fieldAt places err, a rule's error, under path ("rules[0]"), as a *limiter.FieldError.
 func fieldAt(path string, err error) error {
-	var fe *limiter.FieldError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*limiter.FieldError](err); ok {
 		return &limiter.FieldError{Field: path + "." + fe.Field, Value: fe.Value, Reason: fe.Reason}
 	}
 	return &limiter.FieldError{Field: path, Reason: err.Error()}
@@ -158,10 +152,7 @@ func fieldAt(path string, err error) error {
 // listKeys answers GET /tenants/{id}/keys: every key record, revoked ones included,
 // in order of creation.
 func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
-	recs, err := h.keyRecords(r.Context(), p.id)
+	recs, err := load(r.Context(), p.id, h.tenants.ListKeys, tenantNotFound)
 	if err != nil {
 		return err
 	}
@@ -175,9 +166,6 @@ func (h *Handler) listKeys(w http.ResponseWriter, r *http.Request, p params) err
 
 // getKey answers GET /tenants/{id}/keys/{keyId}.
 func (h *Handler) getKey(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	rec, err := h.findKey(r.Context(), p.id, p.keyID)
 	if err != nil {
 		return err
@@ -191,11 +179,7 @@ func (h *Handler) getKey(w http.ResponseWriter, r *http.Request, p params) error
 // accepting the key at once; an authorizer that cached it stops within its
 // EDGELIMIT_CONFIG_TTL.
 func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p params) error {
-	q, err := query(r, "purge")
-	if err != nil {
-		return err
-	}
-	purge, err := boolParam(q, "purge")
+	purge, err := boolParam(p.query, "purge")
 	if err != nil {
 		return err
 	}
@@ -228,24 +212,9 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p params) er
 	return nil
 }
 
-// keyRecords returns the tenant's key records: a 404 problem when there is no tenant.
-func (h *Handler) keyRecords(ctx context.Context, id string) ([]apikey.Record, error) {
-	if !tenant.ValidID(id) {
-		return nil, tenantNotFound(id)
-	}
-	recs, err := h.tenants.ListKeys(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, tenantNotFound(id)
-	}
-	if err != nil {
-		return nil, storeError(err)
-	}
-	return recs, nil
-}
-
 // findKey returns the tenant's key record keyID: a 404 problem when there is none.
 func (h *Handler) findKey(ctx context.Context, id, keyID string) (apikey.Record, error) {
-	recs, err := h.keyRecords(ctx, id)
+	recs, err := load(ctx, id, h.tenants.ListKeys, tenantNotFound)
 	if err != nil {
 		return apikey.Record{}, err
 	}

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -135,7 +136,7 @@ func (h *Handler) serveEvent(ctx context.Context, method string, u *url.URL, hea
 	for k, vs := range rec.header {
 		out[k] = strings.Join(vs, ", ")
 	}
-	return rec.code(), out, rec.body.String()
+	return cmp.Or(rec.status, http.StatusOK), out, rec.body.String() // 200 when the handler set none
 }
 
 // recorder is the http.ResponseWriter of an event: it keeps what the handler writes.
@@ -156,11 +157,4 @@ func (r *recorder) WriteHeader(status int) {
 func (r *recorder) Write(b []byte) (int, error) {
 	r.WriteHeader(http.StatusOK)
 	return r.body.Write(b)
-}
-
-func (r *recorder) code() int {
-	if r.status == 0 {
-		return http.StatusOK
-	}
-	return r.status
 }

@@ -28,9 +28,6 @@ type planList struct {
 
 // getPlan answers GET /plans/{id}: the plan, with its version as ETag.
 func (h *Handler) getPlan(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	pl, err := h.loadPlan(r.Context(), p.id)
 	if err != nil {
 		return err
@@ -42,9 +39,6 @@ func (h *Handler) getPlan(w http.ResponseWriter, r *http.Request, p params) erro
 // putPlan answers PUT /plans/{id}: create without If-Match (409 when it exists),
 // replace with it (412 when it does not match), as PUT /tenants/{id} does.
 func (h *Handler) putPlan(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	body, err := readBody(r, jsonType)
 	if err != nil {
 		return err
@@ -102,9 +96,6 @@ func (h *Handler) replacePlan(w http.ResponseWriter, ctx context.Context, m ifMa
 // deletePlan answers DELETE /plans/{id}, under If-Match: 409 naming a tenant while
 // tenants name the plan.
 func (h *Handler) deletePlan(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	m, err := parseIfMatch(r.Header)
 	if err != nil {
 		return err
@@ -117,8 +108,7 @@ func (h *Handler) deletePlan(w http.ResponseWriter, r *http.Request, p params) e
 		return err
 	}
 	err = h.plans.DeletePlan(r.Context(), p.id, old.Version)
-	var inUse *store.PlanInUseError
-	if errors.As(err, &inUse) {
+	if inUse, ok := errors.AsType[*store.PlanInUseError](err); ok {
 		return &apiError{slug: problemPlanInUse, field: "id", value: strconv.Quote(p.id),
 			detail: "plan " + strconv.Quote(p.id) + " is in use by tenant " + strconv.Quote(inUse.Tenant) + ": move its tenants to another plan first"}
 	}
@@ -132,20 +122,16 @@ func (h *Handler) deletePlan(w http.ResponseWriter, r *http.Request, p params) e
 }
 
 // listPlans answers GET /plans?limit=&page_token=.
-func (h *Handler) listPlans(w http.ResponseWriter, r *http.Request, _ params) error {
+func (h *Handler) listPlans(w http.ResponseWriter, r *http.Request, p params) error {
 	plans, err := h.planStore()
 	if err != nil {
 		return err
 	}
-	ps, next, err := listPage(r, plans.ListPlans)
+	ps, next, err := listPage(r.Context(), p.query, plans.ListPlans)
 	if err != nil {
 		return err
 	}
-	out := planList{Plans: ps, NextPageToken: next}
-	if out.Plans == nil {
-		out.Plans = []tenant.Plan{}
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, planList{Plans: ps, NextPageToken: next})
 	return nil
 }
 
@@ -200,11 +186,7 @@ func writePlan(w http.ResponseWriter, status int, p tenant.Plan) {
 
 // auditPlan writes the record of a plan write, as audit does for tenants.
 func (h *Handler) auditPlan(ctx context.Context, op string, old, next tenant.Plan) {
-	var changed []string
-	if op != OpPlanDelete {
-		changed = changedFields(old, next)
-	}
-	h.auditWrite(ctx, op, slog.String("plan", cmp.Or(next.ID, old.ID)), old.Version, next.Version, changed)
+	h.auditWrite(ctx, op, slog.String("plan", cmp.Or(next.ID, old.ID)), old.Version, next.Version, old, next)
 }
 
 // checkPlan checks, before t is written, that the plan it names exists and that its

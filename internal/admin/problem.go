@@ -54,33 +54,28 @@ const (
 	problemUnavailable          = "store-unavailable"      // 503: a store failed
 )
 
-var problemTitles = map[string]string{
-	problemInvalidJSON:          "The request body is not valid JSON",
-	problemInvalidParameter:     "Invalid request parameter",
-	problemForbidden:            "Not this server's host or origin",
-	problemNotFound:             "Not found",
-	problemMethodNotAllowed:     "Method not allowed",
-	problemExists:               "The tenant or plan already exists",
-	problemPlanInUse:            "The plan is in use",
-	problemTooManyKeys:          "The tenant has too many keys",
-	problemRulesChanged:         "The tenant changed since the reservation",
-	problemReservationExpired:   "The reservation expired",
-	problemPreconditionFailed:   "The tenant or plan has changed",
-	problemTooLarge:             "The request body is too large",
-	problemUnsupportedMediaType: "Unsupported content type",
-	problemInvalidField:         "Invalid field",
-	problemPreconditionRequired: "If-Match is required",
-	problemInternal:             "Internal error",
-	problemUnavailable:          "A store is unavailable",
-}
-
-var problemStatus = map[string]int{
-	problemInvalidJSON: 400, problemInvalidParameter: 400, problemForbidden: 403, problemNotFound: 404,
-	problemMethodNotAllowed: 405, problemExists: 409, problemTooManyKeys: 409, problemPlanInUse: 409,
-	problemRulesChanged: 409, problemReservationExpired: 410,
-	problemPreconditionFailed: 412, problemTooLarge: 413, problemUnsupportedMediaType: 415,
-	problemInvalidField: 422, problemPreconditionRequired: 428, problemInternal: 500,
-	problemUnavailable: 503,
+// problems holds the HTTP status and the title of each slug.
+var problems = map[string]struct {
+	status int
+	title  string
+}{
+	problemInvalidJSON:          {400, "The request body is not valid JSON"},
+	problemInvalidParameter:     {400, "Invalid request parameter"},
+	problemForbidden:            {403, "Not this server's host or origin"},
+	problemNotFound:             {404, "Not found"},
+	problemMethodNotAllowed:     {405, "Method not allowed"},
+	problemExists:               {409, "The tenant or plan already exists"},
+	problemTooManyKeys:          {409, "The tenant has too many keys"},
+	problemPlanInUse:            {409, "The plan is in use"},
+	problemRulesChanged:         {409, "The tenant changed since the reservation"},
+	problemReservationExpired:   {410, "The reservation expired"},
+	problemPreconditionFailed:   {412, "The tenant or plan has changed"},
+	problemTooLarge:             {413, "The request body is too large"},
+	problemUnsupportedMediaType: {415, "Unsupported content type"},
+	problemInvalidField:         {422, "Invalid field"},
+	problemPreconditionRequired: {428, "If-Match is required"},
+	problemInternal:             {500, "Internal error"},
+	problemUnavailable:          {503, "A store is unavailable"},
 }
 
 // apiError is an error that becomes a Problem: handlers return it and ServeHTTP writes
@@ -100,16 +95,16 @@ func fieldError(field, value, reason string) *apiError {
 	return &apiError{slug: problemInvalidField, field: field, value: value, detail: reason}
 }
 
-// paramError returns a 400 naming a query parameter or header.
-func paramError(field, detail string) *apiError {
-	return &apiError{slug: problemInvalidParameter, field: field, detail: detail}
+// paramError returns a 400 naming a query parameter or header, and its value when it
+// helps.
+func paramError(field, value, detail string) *apiError {
+	return &apiError{slug: problemInvalidParameter, field: field, value: value, detail: detail}
 }
 
 // fromValidation turns a decoding or validation error of a tenant into an apiError: a
 // *limiter.FieldError names its field (422), tenant.ErrSyntax is malformed JSON (400).
 func fromValidation(err error) *apiError {
-	var fe *limiter.FieldError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*limiter.FieldError](err); ok {
 		return fieldError(fe.Field, fe.Value, fe.Reason)
 	}
 	if errors.Is(err, tenant.ErrSyntax) {
@@ -121,7 +116,7 @@ func fromValidation(err error) *apiError {
 // problemOf returns the Problem for e, answering the request at path.
 func problemOf(e *apiError, path string) Problem {
 	return Problem{
-		Type: ProblemTypeBase + e.slug, Title: problemTitles[e.slug], Status: problemStatus[e.slug],
+		Type: ProblemTypeBase + e.slug, Title: problems[e.slug].title, Status: problems[e.slug].status,
 		Detail: e.detail, Instance: path, Field: e.field, Value: e.value,
 	}
 }
@@ -145,7 +140,7 @@ func writeProblem(w http.ResponseWriter, e *apiError, path string) {
 // when not empty: the one place that builds problems, for the endpoints that `edgelimit
 // dev` serves beside the API too. An unknown slug is answered as "internal" (500).
 func WriteProblem(w http.ResponseWriter, r *http.Request, slug, field, detail string) {
-	if _, ok := problemStatus[slug]; !ok {
+	if _, ok := problems[slug]; !ok {
 		slug = problemInternal
 	}
 	writeProblem(w, &apiError{slug: slug, field: field, detail: detail}, r.URL.Path)

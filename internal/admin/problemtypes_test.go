@@ -29,10 +29,7 @@ func TestProblemTypesResolveToAnchors(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^#{1,6} +(.+?) *$`).FindAllStringSubmatch(string(doc), -1) {
 		anchors[githubAnchor(m[1])] = true
 	}
-	slugs := slices.Sorted(maps.Keys(problemStatus))
-	if len(slugs) != len(problemTitles) {
-		t.Fatalf("%d slugs with a status, %d with a title", len(slugs), len(problemTitles))
-	}
+	slugs := slices.Sorted(maps.Keys(problems))
 	for _, slug := range slugs {
 		if !anchors[slug] {
 			t.Errorf("problem type %s%s: %s has no heading with the anchor %q", ProblemTypeBase, slug, file, slug)

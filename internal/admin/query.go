@@ -20,10 +20,10 @@ func query(r *http.Request, allowed ...string) (map[string]string, error) {
 			} else {
 				detail += ": this request takes none"
 			}
-			return nil, paramError(name, detail)
+			return nil, paramError(name, "", detail)
 		}
 		if len(values) > 1 {
-			return nil, paramError(name, "is given more than once")
+			return nil, paramError(name, "", "is given more than once")
 		}
 		out[name] = values[0]
 	}
@@ -38,9 +38,7 @@ func intParam(q map[string]string, name string, lo, hi, def int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < lo || n > hi {
-		e := paramError(name, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi))
-		e.value = s
-		return 0, e
+		return 0, paramError(name, s, "must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi))
 	}
 	return n, nil
 }
@@ -53,7 +51,5 @@ func boolParam(q map[string]string, name string) (bool, error) {
 	case "true":
 		return true, nil
 	}
-	e := paramError(name, `must be "true" or "false"`)
-	e.value = q[name]
-	return false, e
+	return false, paramError(name, q[name], `must be "true" or "false"`)
 }

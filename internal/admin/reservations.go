@@ -25,9 +25,6 @@ type settleBody struct {
 // 409 when the tenant's rules changed since. Settles are not in the audit trail: like
 // decisions, there is one per request.
 func (h *Handler) settleReservation(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	body, err := readBody(r, "application/json")
 	if err != nil {
 		return err
@@ -56,8 +53,7 @@ func decodeSettle(body []byte) (int64, error) {
 	dec.DisallowUnknownFields()
 	var b settleBody
 	if err := dec.Decode(&b); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
+		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			return 0, fieldError("cost", "", "must be an integer from 0 to 10^12")
 		}
 		return 0, newError(problemInvalidJSON, "the body must be {\"cost\": N}: "+err.Error())

@@ -7,8 +7,9 @@ import (
 
 // params holds the path parameters of a matched route.
 type params struct {
-	id    string // {id}: the tenant id, or the plan id under /plans
-	keyID string // {keyId}
+	id    string            // {id}: the tenant id, or the plan id under /plans
+	keyID string            // {keyId}
+	query map[string]string // the query parameters, each one the method takes
 }
 
 // handlerFunc serves one method of one route; a non-nil error is answered as a
@@ -24,6 +25,7 @@ type route struct {
 type method struct {
 	name   string
 	handle handlerFunc
+	query  []string // the query parameters it takes: any other is a 400 problem
 }
 
 // Route names one operation the handler serves: an HTTP method and a path pattern as
@@ -34,19 +36,20 @@ type Route struct {
 
 // routeTable lists every route the handler serves.
 func (h *Handler) routeTable() []route {
+	page := []string{"limit", "page_token"}
 	return []route{
-		{"/tenants", []method{{http.MethodGet, h.listTenants}}},
+		{"/tenants", []method{{http.MethodGet, h.listTenants, page}}},
 		{"/tenants/{id}", []method{
-			{http.MethodGet, h.getTenant}, {http.MethodPut, h.putTenant},
-			{http.MethodPatch, h.patchTenant}, {http.MethodDelete, h.deleteTenant},
+			{http.MethodGet, h.getTenant, nil}, {http.MethodPut, h.putTenant, nil},
+			{http.MethodPatch, h.patchTenant, nil}, {http.MethodDelete, h.deleteTenant, nil},
 		}},
-		{"/tenants/{id}/keys", []method{{http.MethodGet, h.listKeys}, {http.MethodPost, h.createKey}}},
-		{"/tenants/{id}/keys/{keyId}", []method{{http.MethodGet, h.getKey}, {http.MethodDelete, h.revokeKey}}},
-		{"/tenants/{id}/usage", []method{{http.MethodGet, h.usage}}},
-		{"/tenants/{id}/reset", []method{{http.MethodPost, h.reset}}},
-		{"/plans", []method{{http.MethodGet, h.listPlans}}},
-		{"/plans/{id}", []method{{http.MethodGet, h.getPlan}, {http.MethodPut, h.putPlan}, {http.MethodDelete, h.deletePlan}}},
-		{"/reservations/{id}", []method{{http.MethodPost, h.settleReservation}}}, // {id}: the reservation's
+		{"/tenants/{id}/keys", []method{{http.MethodGet, h.listKeys, nil}, {http.MethodPost, h.createKey, nil}}},
+		{"/tenants/{id}/keys/{keyId}", []method{{http.MethodGet, h.getKey, nil}, {http.MethodDelete, h.revokeKey, []string{"purge"}}}},
+		{"/tenants/{id}/usage", []method{{http.MethodGet, h.usage, []string{"key_id", "ip"}}}},
+		{"/tenants/{id}/reset", []method{{http.MethodPost, h.reset, nil}}},
+		{"/plans", []method{{http.MethodGet, h.listPlans, page}}},
+		{"/plans/{id}", []method{{http.MethodGet, h.getPlan, nil}, {http.MethodPut, h.putPlan, nil}, {http.MethodDelete, h.deletePlan, nil}}},
+		{"/reservations/{id}", []method{{http.MethodPost, h.settleReservation, nil}}}, // {id}: the reservation's
 	}
 }
 
@@ -61,9 +64,9 @@ func (h *Handler) Routes() []Route {
 	return out
 }
 
-// match finds the handler of method on path: a 404 problem when no pattern matches, a
-// 405 problem (with Allow) when the pattern does not serve the method.
-func (h *Handler) match(methodName, path string) (handlerFunc, params, error) {
+// match finds the method of r's path and the path's parameters: a 404 problem when no
+// pattern matches, a 405 problem (with Allow) when the pattern does not serve the method.
+func (h *Handler) match(methodName, path string) (method, params, error) {
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	for _, rt := range h.routes {
 		p, ok := matchPattern(rt.pattern, segs)
@@ -73,15 +76,15 @@ func (h *Handler) match(methodName, path string) (handlerFunc, params, error) {
 		var allow []string
 		for _, m := range rt.methods {
 			if m.name == methodName {
-				return m.handle, p, nil
+				return m, p, nil
 			}
 			allow = append(allow, m.name)
 		}
 		e := newError(problemMethodNotAllowed, methodName+" is not allowed on "+rt.pattern+": use "+strings.Join(allow, ", "))
 		e.header = http.Header{"Allow": {strings.Join(allow, ", ")}}
-		return nil, params{}, e
+		return method{}, params{}, e
 	}
-	return nil, params{}, newError(problemNotFound, "no such route: the routes are /tenants, /tenants/{id}, /tenants/{id}/{keys,keys/{keyId},usage,reset}, /plans and /plans/{id}")
+	return method{}, params{}, newError(problemNotFound, "no such route: the routes are /tenants, /tenants/{id}, /tenants/{id}/{keys,keys/{keyId},usage,reset}, /plans and /plans/{id}")
 }
 
 // matchPattern matches path segments against a pattern; a parameter matches one

@@ -3,6 +3,7 @@ package admin
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"slices"
@@ -63,124 +64,112 @@ func CheckBody(w http.ResponseWriter, r *http.Request, body []byte, v any) bool 
 	return false
 }
 
+// errStop ends the walk: the body has no more tokens, or is malformed JSON, which the
+// decoder that follows reports.
+var errStop = errors.New("admin: the end of the JSON tokens")
+
 // checkNames is checkStrict with known as the names whose case it enforces.
 func checkNames(body []byte, known []string) error {
 	w := walker{dec: json.NewDecoder(bytes.NewReader(body)), body: body, known: known}
 	w.dec.UseNumber()
 	for {
-		tok, err := w.dec.Token()
-		if err != nil { // io.EOF, or malformed JSON
-			return nil
-		}
-		if err := w.step(tok); err != nil {
+		if err := w.value("", false); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
 			return err
 		}
 	}
 }
 
-// container is an object or array that the walker is in.
-type container struct {
-	object  bool
-	path    string          // "rules[0]"; "" for the body
-	wantKey bool            // object: the next string is a member name
-	name    string          // object: the member whose value comes next
-	index   int             // array: the index of the next element
-	seen    map[string]bool // object: the names read so far
-	free    bool            // object: its names are the client's own (metadata)
-}
-
-// walker follows the tokens of one JSON document; last is the input offset after the
+// walker reads the tokens of one JSON document; last is the input offset after the
 // previous token, so that body[last:offset] holds the raw bytes of the current one.
 type walker struct {
 	dec   *json.Decoder
 	body  []byte
 	last  int64
-	stack []*container
 	known []string // the names of the document's members, in their case
 }
 
-func (w *walker) step(tok json.Token) error {
+// next reads one token and the raw bytes that held it; errStop when there is none.
+func (w *walker) next() (json.Token, []byte, error) {
+	tok, err := w.dec.Token()
+	if err != nil { // io.EOF, or malformed JSON
+		return nil, nil, errStop
+	}
 	raw := w.body[w.last:w.dec.InputOffset()]
 	w.last = w.dec.InputOffset()
-	top := w.top()
-	if s, ok := tok.(string); ok && top != nil && top.object && top.wantKey {
-		return w.key(top, s, raw)
+	return tok, raw, nil
+}
+
+// value checks the value at path, an object's names among it (free: they are the
+// client's own, as metadata's are), and its strings' UTF-8.
+func (w *walker) value(path string, free bool) error {
+	tok, raw, err := w.next()
+	if err != nil {
+		return err
 	}
 	switch tok {
-	case json.Delim('{'), json.Delim('['):
-		c := &container{object: tok == json.Delim('{'), path: w.valuePath(), wantKey: true, seen: map[string]bool{}}
-		c.free = top != nil && top.object && top.path == "" && slices.Contains(freeNames, top.name)
-		w.stack = append(w.stack, c)
-		return nil
-	case json.Delim('}'), json.Delim(']'):
-		w.stack = w.stack[:len(w.stack)-1]
-	default:
-		if s, ok := tok.(string); ok && !validString(s, raw) {
-			return fieldError(w.valuePath(), "", "is not valid UTF-8: a JSON string must be")
-		}
-	}
-	w.valueDone()
-	return nil
-}
-
-// key checks a member name: once per object, in the case of the name it matches, and
-// valid UTF-8.
-func (w *walker) key(c *container, name string, raw []byte) error {
-	path := memberPath(c, name)
-	switch {
-	case !validString(name, raw):
-		return fieldError(path, "", "the name is not valid UTF-8: a JSON string must be")
-	case c.seen[name]:
-		return fieldError(path, "", "appears twice in one object: each name may appear once")
-	}
-	if !c.free && !slices.Contains(w.known, name) {
-		for _, known := range w.known {
-			if strings.EqualFold(known, name) {
-				return fieldError(path, "", "unknown field: names are case-sensitive; did you mean "+strconv.Quote(known)+"?")
+	case json.Delim('{'):
+		return w.object(path, free)
+	case json.Delim('['):
+		for i := 0; w.dec.More(); i++ {
+			if err := w.value(path+"["+strconv.Itoa(i)+"]", false); err != nil {
+				return err
 			}
 		}
+		_, _, err = w.next() // ']'
+		return err
 	}
-	c.seen[name], c.name, c.wantKey = true, name, false
+	if s, ok := tok.(string); ok && !validString(s, raw) {
+		return fieldError(path, "", "is not valid UTF-8: a JSON string must be")
+	}
 	return nil
 }
 
-// valueDone moves the container on past one value.
-func (w *walker) valueDone() {
-	if top := w.top(); top != nil {
-		top.wantKey = true
-		top.index++
+// object checks the members of the object at path, whose '{' is read: each name once,
+// valid UTF-8 and, unless free, in the case of the known name it matches.
+func (w *walker) object(path string, free bool) error {
+	seen := map[string]bool{}
+	for w.dec.More() {
+		tok, raw, err := w.next()
+		if err != nil {
+			return err
+		}
+		name, _ := tok.(string) // a member name: the decoder checks the syntax
+		member := memberPath(path, free, name)
+		switch {
+		case !validString(name, raw):
+			return fieldError(member, "", "the name is not valid UTF-8: a JSON string must be")
+		case seen[name]:
+			return fieldError(member, "", "appears twice in one object: each name may appear once")
+		case !free && !slices.Contains(w.known, name):
+			for _, known := range w.known {
+				if strings.EqualFold(known, name) {
+					return fieldError(member, "", "unknown field: names are case-sensitive; did you mean "+strconv.Quote(known)+"?")
+				}
+			}
+		}
+		seen[name] = true
+		if err := w.value(member, path == "" && slices.Contains(freeNames, name)); err != nil {
+			return err
+		}
 	}
+	_, _, err := w.next() // '}'
+	return err
 }
 
-// valuePath is the path of the value that comes next: a member or an element.
-func (w *walker) valuePath() string {
-	top := w.top()
+// memberPath is the path of the member name of the object at path: "rules[0].limit",
+// or for the client's own names (free) `metadata["team"]`, as the tenant's validation
+// names them.
+func memberPath(path string, free bool, name string) string {
 	switch {
-	case top == nil:
-		return ""
-	case top.object:
-		return memberPath(top, top.name)
-	}
-	return top.path + "[" + strconv.Itoa(top.index) + "]"
-}
-
-func (w *walker) top() *container {
-	if len(w.stack) == 0 {
-		return nil
-	}
-	return w.stack[len(w.stack)-1]
-}
-
-// memberPath is the path of c's member name: "rules[0].limit", or for the client's
-// own names `metadata["team"]`, as the tenant's validation names them.
-func memberPath(c *container, name string) string {
-	switch {
-	case c.free:
-		return c.path + "[" + strconv.QuoteToASCII(name) + "]"
-	case c.path == "":
+	case free:
+		return path + "[" + strconv.QuoteToASCII(name) + "]"
+	case path == "":
 		return name
 	}
-	return c.path + "." + name
+	return path + "." + name
 }
 
 // validString reports whether s, decoded from raw, was valid: encoding/json turns

@@ -20,9 +20,6 @@ type tenantList struct {
 
 // getTenant answers GET /tenants/{id}: the tenant, with its version as ETag.
 func (h *Handler) getTenant(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	t, err := h.loadTenant(r.Context(), p.id)
 	if err != nil {
 		return err
@@ -33,9 +30,6 @@ func (h *Handler) getTenant(w http.ResponseWriter, r *http.Request, p params) er
 
 // putTenant answers PUT /tenants/{id}: create without If-Match, replace with it.
 func (h *Handler) putTenant(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	body, err := readBody(r, jsonType)
 	if err != nil {
 		return err
@@ -94,7 +88,7 @@ func (h *Handler) update(w http.ResponseWriter, ctx context.Context, m ifMatch, 
 	}
 	stored, err := h.tenants.Replace(ctx, next, old.Version)
 	if err != nil {
-		return writeError(err, old.ID)
+		return conditionalError(err, tenantNotFound(old.ID))
 	}
 	h.audit(ctx, updateOp(ctx), old, stored)
 	writeTenant(w, http.StatusOK, stored)
@@ -119,10 +113,6 @@ func sameJSON(a, b any) bool {
 	return errA == nil && errB == nil && bytes.Equal(x, y)
 }
 
-// writeError answers a failed conditional write of tenant id: 404 when it is gone, 412
-// when another write changed it, 503 when the store failed.
-func writeError(err error, id string) error { return conditionalError(err, tenantNotFound(id)) }
-
 // conditionalError answers a failed conditional write: notFound when the tenant or plan
 // is gone, 412 when another write changed it, 503 when the store failed.
 func conditionalError(err error, notFound *apiError) error {
@@ -137,9 +127,6 @@ func conditionalError(err error, notFound *apiError) error {
 
 // patchTenant answers PATCH /tenants/{id}: a JSON Merge Patch, under If-Match.
 func (h *Handler) patchTenant(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	body, err := readBody(r, mergePatchType)
 	if err != nil {
 		return err
@@ -169,9 +156,6 @@ func (h *Handler) patchTenant(w http.ResponseWriter, r *http.Request, p params) 
 // deleteTenant answers DELETE /tenants/{id}, under If-Match: the tenant and all its
 // key records go.
 func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	m, err := parseIfMatch(r.Header)
 	if err != nil {
 		return err
@@ -184,7 +168,7 @@ func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params)
 		return err
 	}
 	if err := h.tenants.Delete(r.Context(), p.id, old.Version); err != nil {
-		return writeError(err, p.id)
+		return conditionalError(err, tenantNotFound(p.id))
 	}
 	h.audit(r.Context(), OpDelete, old, tenant.Tenant{})
 	w.Header().Set("Cache-Control", "no-store")
@@ -193,39 +177,35 @@ func (h *Handler) deleteTenant(w http.ResponseWriter, r *http.Request, p params)
 }
 
 // listTenants answers GET /tenants?limit=&page_token=.
-func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, _ params) error {
-	ts, next, err := listPage(r, h.tenants.List)
+func (h *Handler) listTenants(w http.ResponseWriter, r *http.Request, p params) error {
+	ts, next, err := listPage(r.Context(), p.query, h.tenants.List)
 	if err != nil {
 		return err
 	}
 	for i := range ts {
 		ts[i] = public(ts[i])
 	}
-	out := tenantList{Tenants: ts, NextPageToken: next}
-	if out.Tenants == nil {
-		out.Tenants = []tenant.Tenant{}
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, tenantList{Tenants: ts, NextPageToken: next})
 	return nil
 }
 
 // listPage reads the page that the query's limit and page_token ask for with list:
-// the items, and the next page's token (nil after the last).
-func listPage[T any](r *http.Request, list func(context.Context, int, string) ([]T, string, error)) ([]T, *string, error) {
-	q, err := query(r, "limit", "page_token")
-	if err != nil {
-		return nil, nil, err
-	}
+// the items (an empty slice for none, which lists as []), and the next page's token
+// (nil after the last).
+func listPage[T any](ctx context.Context, q map[string]string, list func(context.Context, int, string) ([]T, string, error)) ([]T, *string, error) {
 	limit, err := intParam(q, "limit", 1, store.MaxListLimit, store.DefaultListLimit)
 	if err != nil {
 		return nil, nil, err
 	}
-	items, next, err := list(r.Context(), limit, q["page_token"])
+	items, next, err := list(ctx, limit, q["page_token"])
 	if errors.Is(err, store.ErrPageToken) {
-		return nil, nil, paramError("page_token", "is not a next_page_token of this API: start again without it")
+		return nil, nil, paramError("page_token", "", "is not a next_page_token of this API: start again without it")
 	}
 	if err != nil {
 		return nil, nil, storeError(err)
+	}
+	if items == nil {
+		items = []T{}
 	}
 	if next == "" {
 		return items, nil, nil
@@ -237,9 +217,6 @@ func listPage[T any](r *http.Request, list func(context.Context, int, string) ([
 // of the tenant starts afresh. If-Match is optional; without it, a concurrent update is
 // retried a few times.
 func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error {
-	if _, err := query(r); err != nil {
-		return err
-	}
 	if err := readEmptyBody(r); err != nil {
 		return err
 	}
@@ -264,7 +241,7 @@ func (h *Handler) reset(w http.ResponseWriter, r *http.Request, p params) error 
 		case errors.Is(err, store.ErrVersionConflict) && !m.present:
 			continue // changed meanwhile: reset the new version
 		default:
-			return writeError(err, p.id)
+			return conditionalError(err, tenantNotFound(p.id))
 		}
 	}
 	return &apiError{slug: problemUnavailable, detail: "the tenant kept changing during the reset: nothing was reset, retry"}
@@ -279,8 +256,9 @@ func (h *Handler) loadTenant(ctx context.Context, id string) (tenant.Tenant, err
 	return load(ctx, id, h.tenants.Get, tenantNotFound)
 }
 
-// load reads the tenant or plan id with get: notFound's problem (which also matches
-// store.ErrNotFound) when there is none, 503 when the store failed.
+// load reads what get keeps under the tenant or plan id (the tenant, the plan, the
+// tenant's key records): notFound's problem (which also matches store.ErrNotFound)
+// when there is none, 503 when the store failed.
 func load[T any](ctx context.Context, id string, get func(context.Context, string) (T, error), notFound func(string) *apiError) (T, error) {
 	var zero T
 	if !tenant.ValidID(id) {

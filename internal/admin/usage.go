@@ -58,15 +58,11 @@ type identity struct {
 // always reported; key-scope rules for key_id (or, for a request without a key, ip);
 // ip-scope rules for ip.
 func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error {
-	q, err := query(r, "key_id", "ip")
-	if err != nil {
-		return err
-	}
 	t, err := h.loadTenant(r.Context(), p.id)
 	if err != nil {
 		return err
 	}
-	who, err := h.usageIdentity(r.Context(), t.ID, q)
+	who, err := h.usageIdentity(r.Context(), t.ID, p.query)
 	if err != nil {
 		return err
 	}
@@ -102,9 +98,7 @@ func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[stri
 	if ip := q["ip"]; ip != "" {
 		norm, ok := tenant.ClientAddress(ip)
 		if !ok {
-			e := paramError("ip", "must be an IPv4 or IPv6 address")
-			e.value = ip
-			return identity{}, e
+			return identity{}, paramError("ip", ip, "must be an IPv4 or IPv6 address")
 		}
 		who.ip = norm
 	}
@@ -112,9 +106,7 @@ func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[stri
 		return who, nil
 	}
 	if !apikey.ValidKeyID(who.keyID) {
-		e := paramError("key_id", "must be a key id: 8 lowercase letters or digits, as GET /tenants/{id}/keys lists them")
-		e.value = who.keyID
-		return identity{}, e
+		return identity{}, paramError("key_id", who.keyID, "must be a key id: 8 lowercase letters or digits, as GET /tenants/{id}/keys lists them")
 	}
 	if _, err := h.findKey(ctx, tenantID, who.keyID); err != nil {
 		return identity{}, err
@@ -154,8 +146,7 @@ func ruleUsageOf(c tenant.Check, i int, o limiter.Outcome, now int64, loc *time.
 	u := ruleUsage{Rule: rule, Capacity: rule.Capacity(), Remaining: o.Remaining,
 		Used: max(rule.Capacity()-o.Remaining, 0)}
 	if c.Route != "" {
-		route := c.Route
-		u.Route = &route
+		u.Route = new(c.Route)
 	}
 	reset := o.Reset
 	if start, end := c.Set.Window(i, now); end != 0 {
@@ -201,13 +192,7 @@ func calendarUnits(t tenant.Tenant) []limiter.Unit {
 	for _, r := range rules {
 		used[r.Period.Unit()] = true
 	}
-	var out []limiter.Unit
-	for _, u := range []limiter.Unit{limiter.Day, limiter.Week, limiter.Month} {
-		if used[u] {
-			out = append(out, u)
-		}
-	}
-	return out
+	return slices.DeleteFunc([]limiter.Unit{limiter.Day, limiter.Week, limiter.Month}, func(u limiter.Unit) bool { return !used[u] })
 }
 
 // formatTime renders microseconds since the Unix epoch as RFC 3339 in UTC.

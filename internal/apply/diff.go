@@ -124,46 +124,37 @@ func keyChanges(want, have *State, prune bool) []Change {
 	return out
 }
 
+// union is the ids of a and b, sorted.
 func union(a, b map[string]Object) []string {
-	ids := slices.Collect(maps.Keys(a))
-	for id := range b {
-		if _, ok := a[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
+	ids := maps.Clone(a)
+	maps.Copy(ids, b)
+	return slices.Sorted(maps.Keys(ids))
 }
 
 // diffValues appends to out one "path old -> new" per leaf where a and b differ.
 func diffValues(path string, a, b any, out []string) []string {
-	switch {
-	case reflect.DeepEqual(a, b):
+	if reflect.DeepEqual(a, b) {
 		return out
-	case isMap(a) && isMap(b):
-		am, bm := a.(map[string]any), b.(map[string]any)
-		keys := slices.SortedFunc(maps.Keys(merge(am, bm)), byFieldOrder)
-		for _, k := range keys {
+	}
+	am, aMap := a.(map[string]any)
+	bm, bMap := b.(map[string]any)
+	if aMap && bMap {
+		fields := maps.Clone(am)
+		maps.Copy(fields, bm)
+		for _, k := range slices.SortedFunc(maps.Keys(fields), byFieldOrder) {
 			out = diffValues(join(path, k), am[k], bm[k], out)
 		}
 		return out
-	case isList(a) && isList(b):
-		al, bl := a.([]any), b.([]any)
+	}
+	al, aList := a.([]any)
+	bl, bList := b.([]any)
+	if aList && bList {
 		for i := range max(len(al), len(bl)) {
 			out = diffValues(path+"["+strconv.Itoa(i)+"]", at(al, i), at(bl, i), out)
 		}
 		return out
 	}
 	return append(out, fmt.Sprintf("%s %s -> %s", path, show(a), show(b)))
-}
-
-func isMap(v any) bool  { _, ok := v.(map[string]any); return ok }
-func isList(v any) bool { _, ok := v.([]any); return ok }
-
-func merge(a, b map[string]any) map[string]any {
-	m := maps.Clone(a)
-	maps.Copy(m, b)
-	return m
 }
 
 func at(l []any, i int) any {

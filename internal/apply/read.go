@@ -21,8 +21,7 @@ const maxPages = 10000
 func Read(ctx context.Context, c *Client, keys bool) (*State, error) {
 	s := newState()
 	plans, err := c.list(ctx, "/plans", "plans")
-	var se *StatusError
-	if err != nil && !(errors.As(err, &se) && se.Status == http.StatusNotFound) {
+	if se, ok := errors.AsType[*StatusError](err); err != nil && !(ok && se.Status == http.StatusNotFound) {
 		return nil, err
 	}
 	s.plansServed = err == nil
@@ -143,23 +142,13 @@ func (c *Client) list(ctx context.Context, path, field string) ([]Object, error)
 			return nil, fmt.Errorf("GET %s: %q is not a list of objects", path, field)
 		}
 		all = append(all, objs...)
-		token = nextToken(page)
+		token = "" // next_page_token is null (or absent) after the last page
+		json.Unmarshal(page["next_page_token"], &token)
 		if token == "" {
 			return all, nil
 		}
 	}
 	return nil, fmt.Errorf("GET %s: more than %d pages", path, maxPages)
-}
-
-// nextToken is a page's next_page_token (or next), "" after the last page.
-func nextToken(page map[string]json.RawMessage) string {
-	for _, name := range []string{"next_page_token", "next"} {
-		var s *string
-		if json.Unmarshal(page[name], &s) == nil && s != nil && *s != "" {
-			return *s
-		}
-	}
-	return ""
 }
 
 // getJSON reads path's 200 answer into v.

@@ -40,8 +40,6 @@ type State struct {
 // ref names one object: its kind ("plan", "tenant", "key") and id.
 type ref struct{ kind, id string }
 
-func (r ref) String() string { return r.kind + " " + r.id }
-
 func newState() *State {
 	return &State{Plans: map[string]Object{}, Tenants: map[string]Object{}, Keys: map[string]Key{}, etags: map[ref]string{}}
 }

@@ -27,43 +27,36 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
 		return nil, errors.New("YAML: the file holds more than one document")
 	}
-	v, err := jsonValue(doc, "")
-	if err != nil {
+	if err := checkKeys(doc, ""); err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	return json.Marshal(doc)
 }
 
-// jsonValue checks that v, decoded from YAML, has a JSON form: string keys only.
-func jsonValue(v any, path string) (any, error) {
+// checkKeys checks that v, decoded from YAML, has a JSON form: string keys only.
+func checkKeys(v any, path string) error {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, e := range v {
-			conv, err := jsonValue(e, path+"."+k)
-			if err != nil {
-				return nil, err
+			if err := checkKeys(e, path+"."+k); err != nil {
+				return err
 			}
-			v[k] = conv
 		}
-		return v, nil
 	case map[any]any:
 		for k := range v {
 			if _, ok := k.(string); !ok {
-				return nil, fmt.Errorf("YAML: %s: the key %v is not a string: quote it (\"%[2]v\")", orRoot(path), k)
+				return fmt.Errorf("YAML: %s: the key %v is not a string: quote it (\"%[2]v\")", orRoot(path), k)
 			}
 		}
-		return nil, fmt.Errorf("YAML: %s: a mapping key is not a string", orRoot(path))
+		return fmt.Errorf("YAML: %s: a mapping key is not a string", orRoot(path))
 	case []any:
 		for i, e := range v {
-			conv, err := jsonValue(e, fmt.Sprintf("%s[%d]", path, i))
-			if err != nil {
-				return nil, err
+			if err := checkKeys(e, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
 			}
-			v[i] = conv
 		}
-		return v, nil
 	}
-	return v, nil
+	return nil
 }
 
 func orRoot(path string) string {

@@ -1,6 +1,7 @@
 package devserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -49,7 +50,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("devserver: Config.Authorizer and Config.Admin are required")
 	}
 	s := &Server{auth: cfg.Authorizer, admin: http.StripPrefix("/admin", cfg.Admin), next: http.HandlerFunc(echo),
-		settle: cfg.Settle, log: logger(cfg.Logger)}
+		settle: cfg.Settle, log: cmp.Or(cfg.Logger, slog.Default())}
 	if cfg.Upstream != nil {
 		s.next = s.proxy(cfg.Upstream)
 	}

@@ -2,7 +2,6 @@ package devserver
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -58,12 +57,4 @@ func withReservation(r *http.Request, id string) *http.Request {
 		return r
 	}
 	return r.WithContext(context.WithValue(r.Context(), reservationKey{}, id))
-}
-
-// logger is l, or slog.Default().
-func logger(l *slog.Logger) *slog.Logger {
-	if l == nil {
-		return slog.Default()
-	}
-	return l
 }
