@@ -8,7 +8,6 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -71,26 +70,14 @@ func MaybeInFlightChild(newStore func() (store.Counters, error), classify func(e
 		fmt.Fprintln(os.Stderr, "child:", runHoldChild(spec, newStore))
 		os.Exit(1)
 	}
-	spec := os.Getenv(envInFlightJob)
-	if spec == "" {
-		return
+	if spec := os.Getenv(envInFlightJob); spec != "" {
+		rep, err := runInFlightChild(spec, newStore, classify)
+		exitChild("inflight ", rep, err)
 	}
-	rep, err := runInFlightChild(spec, newStore, classify)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(1)
-	}
-	out, _ := json.Marshal(rep)
-	fmt.Printf("inflight %s\n", out)
-	os.Exit(0)
 }
 
 func runInFlightChild(spec string, newStore func() (store.Counters, error), classify func(error) string) (*childReport, error) {
-	var j InFlightJob
-	if err := json.Unmarshal([]byte(spec), &j); err != nil {
-		return nil, err
-	}
-	st, err := newStore()
+	j, st, err := readJob[InFlightJob](spec, newStore)
 	if err != nil {
 		return nil, err
 	}
@@ -181,29 +168,9 @@ func (r *inFlightRun) settled(from, to int64, applied bool, err error) {
 func InFlight(t *testing.T, procs int, j InFlightJob) InFlightReport {
 	t.Helper()
 	spec, _ := json.Marshal(j)
-	ctx, cancel := context.WithTimeout(context.Background(), j.For+childDeadline)
-	defer cancel()
-	cmds := make([]*exec.Cmd, procs)
-	outs := make([]strings.Builder, procs)
-	for i := range cmds {
-		cmds[i] = exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-		cmds[i].Env = append(os.Environ(), envInFlightJob+"="+string(spec))
-		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
-		if err := cmds[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	rep := InFlightReport{Errors: map[string]int64{}}
 	var held [][2]int64
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("child %d: %v: %s", i, err, outs[i].String())
-		}
-		var c childReport
-		out := strings.TrimSpace(outs[i].String())
-		if err := json.Unmarshal([]byte(strings.TrimPrefix(out[strings.LastIndex(out, "\n")+1:], "inflight ")), &c); err != nil {
-			t.Fatalf("child %d printed %q: %v", i, out, err)
-		}
+	for _, c := range runChildren[childReport](t, procs, envInFlightJob+"="+string(spec), "inflight ", j.For+childDeadline) {
 		rep.Decisions, rep.Admitted, rep.Settled = rep.Decisions+c.Decisions, rep.Admitted+c.Admitted, rep.Settled+c.Settled
 		for k, n := range c.Errors {
 			rep.Errors[k] += n

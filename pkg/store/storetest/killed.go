@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -28,11 +26,7 @@ type holdJob struct {
 // runHoldChild takes the job's slots and prints "held [instants]"; it then blocks, as
 // a process that dies mid-request never settles.
 func runHoldChild(spec string, newStore func() (store.Counters, error)) error {
-	var j holdJob
-	if err := json.Unmarshal([]byte(spec), &j); err != nil {
-		return err
-	}
-	st, err := newStore()
+	j, st, err := readJob[holdJob](spec, newStore)
 	if err != nil {
 		return err
 	}
@@ -71,8 +65,7 @@ func KilledHolder(t *testing.T, st store.Counters, limit int, lease time.Duratio
 	spec, _ := json.Marshal(holdJob{Counters: []jobCounter{c}, N: limit})
 	ctx, cancel := context.WithTimeout(context.Background(), childDeadline)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envHoldJob+"="+string(spec))
+	cmd := childCmd(ctx, envHoldJob+"="+string(spec))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
