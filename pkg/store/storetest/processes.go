@@ -90,7 +90,7 @@ func parseCallers(in [][]jobCounter) ([][]store.Counter, error) {
 	callers := make([][]store.Counter, len(in))
 	for i, cs := range in {
 		for _, c := range cs {
-			set, err := parseSet(c.Rules)
+			set, err := parseSet(nil, c.Rules)
 			if err != nil {
 				return nil, err
 			}
@@ -98,18 +98,6 @@ func parseCallers(in [][]jobCounter) ([][]store.Counter, error) {
 		}
 	}
 	return callers, nil
-}
-
-func parseSet(rules []string) (*limiter.Set, error) {
-	parsed := make([]limiter.Rule, len(rules))
-	for i, js := range rules {
-		r, err := limiter.ParseRule([]byte(js))
-		if err != nil {
-			return nil, err
-		}
-		parsed[i] = r
-	}
-	return limiter.NewSet(parsed, nil)
 }
 
 // Processes re-executes this test binary procs times (its TestMain must call

@@ -56,19 +56,24 @@ func Key(t testing.TB, name string) string {
 // Set builds a rule set from JSON rules, following zone (nil: UTC).
 func Set(t testing.TB, zone *limiter.Zone, rules ...string) *limiter.Set {
 	t.Helper()
-	parsed := make([]limiter.Rule, len(rules))
-	for i, js := range rules {
-		r, err := limiter.ParseRule([]byte(js))
-		if err != nil {
-			t.Fatalf("rule %s: %v", js, err)
-		}
-		parsed[i] = r
-	}
-	s, err := limiter.NewSet(parsed, zone)
+	s, err := parseSet(zone, rules)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// parseSet is Set's work: the rule set of JSON rules, or the first error.
+func parseSet(zone *limiter.Zone, rules []string) (*limiter.Set, error) {
+	parsed := make([]limiter.Rule, len(rules))
+	for i, js := range rules {
+		r, err := limiter.ParseRule([]byte(js))
+		if err != nil {
+			return nil, fmt.Errorf("rule %s: %w", js, err)
+		}
+		parsed[i] = r
+	}
+	return limiter.NewSet(parsed, zone)
 }
 
 // replay decides reqs through store and through pkg/limiter on one key, requiring
