@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -326,36 +327,25 @@ func testConcurrent(t *testing.T, st store.Counters) {
 	} {
 		set := Set(t, nil, js)
 		key := Key(t, set.Rule(0).Name)
-		var admitted sync.Map
+		var admitted atomic.Int64
 		var wg sync.WaitGroup
-		errs := make(chan error, workers)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n := 0
+		for range workers {
+			wg.Go(func() {
 				for range each {
 					d, err := store.DecideOne(context.Background(), st, key, set, at, 1)
 					if err != nil {
-						errs <- err
+						t.Errorf("%s: %v", js, err)
 						return
 					}
 					if d.Allowed {
-						n++
+						admitted.Add(1)
 					}
 				}
-				admitted.Store(w, n)
-			}()
+			})
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("%s: %v", js, err)
-		}
-		total := 0
-		admitted.Range(func(_, v any) bool { total += v.(int); return true })
-		if total != 100 {
-			t.Errorf("%s: %d goroutines x %d requests at one instant admitted %d, want exactly 100", js, workers, each, total)
+		if n := admitted.Load(); n != 100 {
+			t.Errorf("%s: %d goroutines x %d requests at one instant admitted %d, want exactly 100", js, workers, each, n)
 		}
 	}
 }
