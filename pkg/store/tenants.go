@@ -98,12 +98,8 @@ type Tenants interface {
 // id (tenant.NewCreationID, whatever t held: a tenant created again gets new counter
 // keys), as Create stores it. Implementations call it first.
 func PrepareCreate(t tenant.Tenant) (tenant.Tenant, error) {
-	t = t.Normalized()
-	t.Version, t.CreationID = 1, tenant.NewCreationID()
-	if err := t.Validate(); err != nil {
-		return tenant.Tenant{}, err
-	}
-	return t, nil
+	t.CreationID = tenant.NewCreationID()
+	return PrepareReplace(t, 0)
 }
 
 // PrepareReplace validates t and returns it normalized with version ifVersion+1, as
