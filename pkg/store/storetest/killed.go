@@ -87,33 +87,26 @@ func KilledHolder(t *testing.T, st store.Counters, limit int, lease time.Duratio
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	set := Set(t, nil, rules...)
-	cs := []store.Counter{{Key: c.Key, Set: set}}
-	if n := admitted(t, st, cs, time.Now().UnixMicro(), 1); n != 0 {
+	if n := admitted(t, st, c, 1); n != 0 {
 		t.Fatalf("right after the holder was killed: %d admitted, want 0 (its %d slots held)", n, limit)
 	}
-	free := set.SlotExpiry(0, ats[len(ats)-1])
+	free := Set(t, nil, rules...).SlotExpiry(0, ats[len(ats)-1])
 	if free-ats[0] > (lease + lease/limiter.LeaseQuanta + time.Second).Microseconds() {
 		t.Fatalf("the last slot frees %v after the first was taken, beyond the lease %v and its quantum", time.Duration(free-ats[0])*time.Microsecond, lease)
 	}
 	time.Sleep(time.Until(time.UnixMicro(free))) // the lease's end on the real clock, the subject under test
-	if n := admitted(t, st, cs, time.Now().UnixMicro(), limit+1); n != limit {
+	if n := admitted(t, st, c, limit+1); n != int64(limit) {
 		t.Fatalf("after the killed holder's leases ended: %d of %d admitted, want %d", n, limit+1, limit)
 	}
 }
 
-// admitted decides n requests of cost 1 on cs at now and returns how many were allowed.
-func admitted(t *testing.T, st store.Counters, cs []store.Counter, now int64, n int) int {
+// admitted decides n requests of cost 1 on c, one after another at the real clock's
+// instant, and returns how many were allowed.
+func admitted(t *testing.T, st store.Counters, c jobCounter, n int) int64 {
 	t.Helper()
-	outs := make([]limiter.Decision, len(cs))
-	k := 0
-	for range n {
-		if err := st.Decide(context.Background(), cs, now, 1, outs); err != nil {
-			t.Fatal(err)
-		}
-		if d, _ := limiter.Join(outs); d.Allowed {
-			k++
-		}
+	got, err := runJob(t.Context(), st, job{Callers: [][]jobCounter{{c}}, At: time.Now().UnixMicro(), Goroutines: 1, Each: n})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return k
+	return got[0]
 }
