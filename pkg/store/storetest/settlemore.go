@@ -135,9 +135,7 @@ func RunSettleOnce(t *testing.T, st store.Counters) {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			<-start
 			one := settle
 			one.Now = max(limiter.Micros(time.Now()), one.At)
@@ -148,7 +146,7 @@ func RunSettleOnce(t *testing.T, st store.Counters) {
 			if ok {
 				applied.Add(1)
 			}
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()
