@@ -53,12 +53,11 @@ type InFlightReport struct {
 	MaxInFlight int
 }
 
-// childReport is one child's InFlightReport and its holding intervals (Unix
-// nanoseconds).
+// childReport is one child's InFlightReport (without MaxInFlight) and its holding
+// intervals (Unix nanoseconds).
 type childReport struct {
-	Decisions, Admitted, Settled int64
-	Errors                       map[string]int64
-	Held                         [][2]int64
+	InFlightReport
+	Held [][2]int64
 }
 
 // MaybeInFlightChild turns this process into a child of InFlight when it was started
@@ -89,7 +88,7 @@ func runInFlightChild(spec string, newStore func() (store.Counters, error), clas
 	if err != nil {
 		return nil, err
 	}
-	r := inFlightRun{job: j, st: st, s: s, classify: classify, rep: childReport{Errors: map[string]int64{}}}
+	r := inFlightRun{job: j, st: st, s: s, classify: classify, rep: childReport{InFlightReport: InFlightReport{Errors: map[string]int64{}}}}
 	var wg sync.WaitGroup
 	end := time.Now().Add(j.For)
 	for g := range j.Goroutines {
