@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -180,28 +179,22 @@ func InFlight(t *testing.T, procs int, j InFlightJob) InFlightReport {
 	return rep
 }
 
-// maxOverlap returns the most intervals [from, to] that hold one instant.
+// maxOverlap returns the most intervals [from, to] that hold one instant. At one
+// instant the ends count first: [a, b] and [b, c] overlap only if b is held by both,
+// which two reservations of one slot cannot be.
 func maxOverlap(held [][2]int64) int {
-	type edge struct {
-		at    int64
-		delta int
+	starts, ends := make([]int64, len(held)), make([]int64, len(held))
+	for i, h := range held {
+		starts[i], ends[i] = h[0], h[1]
 	}
-	edges := make([]edge, 0, 2*len(held))
-	for _, h := range held {
-		edges = append(edges, edge{h[0], 1}, edge{h[1], -1})
-	}
-	// At one instant, count the ends first: [a, b] and [b, c] overlap only if b is
-	// held by both, which two reservations of one slot cannot be.
-	slices.SortFunc(edges, func(a, b edge) int {
-		if a.at != b.at {
-			return cmp.Compare(a.at, b.at)
+	slices.Sort(starts)
+	slices.Sort(ends)
+	most, ended := 0, 0
+	for i, at := range starts {
+		for ended < len(ends) && ends[ended] <= at {
+			ended++
 		}
-		return a.delta - b.delta
-	})
-	most, now := 0, 0
-	for _, e := range edges {
-		now += e.delta
-		most = max(most, now)
+		most = max(most, i+1-ended)
 	}
 	return most
 }
