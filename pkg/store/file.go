@@ -16,10 +16,6 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// EnvTenantsFile names the tenants file to load, for the memory backend and small
-// deployments.
-const EnvTenantsFile = "EDGELIMIT_TENANTS_FILE"
-
 // MaxFileBytes bounds a tenants file.
 const MaxFileBytes = 32 << 20
 
@@ -248,37 +244,25 @@ func (f *File) each(create func(tenant.Tenant) error, put func(apikey.Record) er
 	return nil
 }
 
-// LoadFile reads the tenants file at path into s. When check is not nil, every rule
-// of the file must pass it (File.CheckRules) before anything is loaded.
-func LoadFile(ctx context.Context, path string, s Tenants, check func(limiter.Rule) error) error {
-	return LoadFileWith(path, check, func(t tenant.Tenant) error { _, err := s.Create(ctx, t); return err },
-		func(r apikey.Record) error { return s.PutKey(ctx, r) })
-}
-
-// LoadFileWith is LoadFile writing the file's tenants with create and its key records
-// with put: what a store's own loader (memory.LoadFile) calls with its methods, so that
-// a program loading a file into that store makes no Create or PutKey call through an
-// interface. The linker keeps a method called through an interface on every type
+// LoadFileWith reads the tenants file at path and writes its tenants with create and
+// its key records with put; when check is not nil, every rule of the file must pass it
+// (File.CheckRules) first. It is what a store's own loader (memory.LoadFile) calls with
+// its methods, so that a program loading a file into that store makes no Create or
+// PutKey call through an interface. The linker keeps a method called through an interface on every type
 // converted to one: the Lambda functions, which load a tenants file into the memory
 // store, would otherwise carry the DynamoDB and Upstash stores' Create and PutKey, and
 // the SDK operations they send.
 func LoadFileWith(path string, check func(limiter.Rule) error, create func(tenant.Tenant) error, put func(apikey.Record) error) error {
 	f, err := ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if check != nil {
+	if err == nil && check != nil {
 		err = f.CheckRules(check)
 	}
 	if err == nil {
 		err = f.each(create, put)
 	}
-	if err != nil {
-		var fe *FileError
-		if errors.As(err, &fe) {
-			fe.File = path
-		}
-		return err
+	var fe *FileError
+	if errors.As(err, &fe) {
+		fe.File = path
 	}
-	return nil
+	return err
 }

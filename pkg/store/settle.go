@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
@@ -74,15 +75,9 @@ func CheckSettlement(cs []Counter, s Settlement) error {
 	return nil
 }
 
+// validID reports whether id is 1 to MaxSettlementID bytes of [A-Za-z0-9_-].
 func validID(id string) bool {
-	if id == "" || len(id) > MaxSettlementID {
-		return false
-	}
-	for i := range len(id) {
-		c := id[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return id != "" && len(id) <= MaxSettlementID && !strings.ContainsFunc(id, func(c rune) bool {
+		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-')
+	})
 }

@@ -19,9 +19,9 @@ import (
 var (
 	// ErrNotFound: no tenant with that id, or no key with that hash or key id.
 	ErrNotFound = errors.New("tenantstore: not found")
-	// ErrRevoked: LookupKey found the key but it is revoked. It matches ErrNotFound
-	// too, so a caller that only authenticates checks ErrNotFound alone.
-	ErrRevoked = &revokedError{}
+	// ErrRevoked: LookupKey found the key but it is revoked. It wraps ErrNotFound, so
+	// a caller that only authenticates checks ErrNotFound alone.
+	ErrRevoked = fmt.Errorf("%w: key revoked", ErrNotFound)
 	// ErrExists: Create found the id taken, or PutKey the hash or key id taken.
 	ErrExists = errors.New("tenantstore: already exists")
 	// ErrVersionConflict: the tenant's stored version is not the one given.
@@ -32,14 +32,6 @@ var (
 	// until deleted).
 	ErrTooManyKeys = errors.New("tenantstore: too many keys for the tenant")
 )
-
-type revokedError struct{}
-
-// Error describes the error.
-func (*revokedError) Error() string { return "tenantstore: key revoked" }
-
-// Is makes errors.Is(ErrRevoked, ErrNotFound) true.
-func (*revokedError) Is(target error) bool { return target == ErrNotFound }
 
 // Bounds.
 const (
@@ -98,12 +90,8 @@ type Tenants interface {
 // id (tenant.NewCreationID, whatever t held: a tenant created again gets new counter
 // keys), as Create stores it. Implementations call it first.
 func PrepareCreate(t tenant.Tenant) (tenant.Tenant, error) {
-	t = t.Normalized()
-	t.Version, t.CreationID = 1, tenant.NewCreationID()
-	if err := t.Validate(); err != nil {
-		return tenant.Tenant{}, err
-	}
-	return t, nil
+	t.CreationID = tenant.NewCreationID()
+	return PrepareReplace(t, 0)
 }
 
 // PrepareReplace validates t and returns it normalized with version ifVersion+1, as

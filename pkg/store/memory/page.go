@@ -6,9 +6,10 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
-// page returns the ids of the page that limit and pageToken ask for among ids (sorted),
-// and the next page's token, as store.Tenants.List defines them.
-func page(ids []string, limit int, pageToken string) ([]string, string, error) {
+// page returns the values, made by get, of the ids of the page that limit and
+// pageToken ask for among ids (sorted), and the next page's token, as
+// store.Tenants.List defines them.
+func page[T any](ids []string, limit int, pageToken string, get func(id string) T) ([]T, string, error) {
 	after, err := store.ParsePageToken(pageToken)
 	if err != nil {
 		return nil, "", err
@@ -23,5 +24,9 @@ func page(ids []string, limit int, pageToken string) ([]string, string, error) {
 	if end < len(ids) {
 		next = store.PageToken(ids[end-1])
 	}
-	return ids[i:end], next, nil
+	out := make([]T, 0, end-i)
+	for _, id := range ids[i:end] {
+		out = append(out, get(id))
+	}
+	return out, next, nil
 }

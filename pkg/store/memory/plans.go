@@ -115,13 +115,5 @@ func (s *Tenants) DeletePlan(_ context.Context, id string, ifVersion int64) erro
 func (s *Tenants) ListPlans(_ context.Context, limit int, pageToken string) ([]tenant.Plan, string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	ids, next, err := page(s.plans.ids, limit, pageToken)
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]tenant.Plan, len(ids))
-	for i, id := range ids {
-		out[i] = s.plans.byID[id].Clone()
-	}
-	return out, next, nil
+	return page(s.plans.ids, limit, pageToken, func(id string) tenant.Plan { return s.plans.byID[id].Clone() })
 }

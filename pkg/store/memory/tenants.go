@@ -117,13 +117,5 @@ func (s *Tenants) Delete(_ context.Context, id string, ifVersion int64) error {
 func (s *Tenants) List(_ context.Context, limit int, pageToken string) ([]tenant.Tenant, string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	ids, next, err := page(s.ids, limit, pageToken)
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]tenant.Tenant, len(ids))
-	for i, id := range ids {
-		out[i] = s.tenants[id].t.Clone()
-	}
-	return out, next, nil
+	return page(s.ids, limit, pageToken, func(id string) tenant.Tenant { return s.tenants[id].t.Clone() })
 }

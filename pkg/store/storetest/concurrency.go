@@ -32,19 +32,10 @@ func RunConcurrency(t *testing.T, st store.Counters) {
 		})
 	}
 	t.Run("Counters", func(t *testing.T) {
-		cs := make([]store.Counter, len(concurrencySets))
-		for i, rules := range concurrencySets {
-			cs[i] = store.Counter{Key: Key(t, fmt.Sprint("c", i)), Set: Set(t, nil, rules...)}
-		}
+		cs := newCounters(t, "c", concurrencySets)
 		trace := Trace(64, 400, 3, Burst)
 		ref := replayCounters(t, st, cs, nil, trace)
-		at := trace[len(trace)-1].At + 300_000 // some slots expired, others held
-		for i, c := range cs {
-			want, _ := c.Set.Peek(ref[i], at, nil)
-			if got, err := st.Peek(context.Background(), c.Key, c.Set, at, nil); err != nil || got != want {
-				t.Fatalf("counter %d peeks %+v (%v), want %+v", i, got, err, want)
-			}
-		}
+		checkPeeks(t, st, cs, ref, trace[len(trace)-1].At+300_000) // some slots expired, others held
 	})
 	t.Run("Reset", func(t *testing.T) { testConcurrencyReset(t, st) })
 }

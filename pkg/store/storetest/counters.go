@@ -21,61 +21,83 @@ var counterRules = [][]string{
 		`{"name": "queue", "algorithm": "leaky_bucket", "limit": 7, "period": "1s", "burst": 4}`},
 }
 
-// counters returns fresh counters of counterRules.
-func counters(t *testing.T) []store.Counter {
-	cs := make([]store.Counter, len(counterRules))
-	for i, rules := range counterRules {
-		cs[i] = store.Counter{Key: Key(t, fmt.Sprint("c", i)), Set: Set(t, nil, rules...)}
+// newCounters returns a counter of each rule set of rules, on fresh keys named prefix
+// and its index.
+func newCounters(t *testing.T, prefix string, rules [][]string) []store.Counter {
+	cs := make([]store.Counter, len(rules))
+	for i, rs := range rules {
+		cs[i] = store.Counter{Key: Key(t, fmt.Sprint(prefix, i)), Set: Set(t, nil, rs...)}
 	}
 	return cs
 }
 
-// replayCounters decides reqs over cs through store and through limiter.DecideAll,
-// requiring identical decisions for every counter, and returns the reference states.
-func replayCounters(t *testing.T, st store.Counters, cs []store.Counter, ref [][]limiter.State, reqs []Request) [][]limiter.State {
-	t.Helper()
-	sets := make([]*limiter.Set, len(cs))
-	if ref == nil {
-		ref = make([][]limiter.State, len(cs))
-	}
+// newStates returns the reference states of new keys for cs.
+func newStates(cs []store.Counter) [][]limiter.State {
+	ref := make([][]limiter.State, len(cs))
 	for i, c := range cs {
-		sets[i] = c.Set
-		if ref[i] == nil {
-			ref[i] = c.Set.NewStates()
-		}
-	}
-	want, got := make([]limiter.Decision, len(cs)), make([]limiter.Decision, len(cs))
-	for i, r := range reqs {
-		if _, err := limiter.DecideAll(sets, ref, r.At, r.Cost, want); err != nil {
-			t.Fatalf("reference, request %d: %v", i, err)
-		}
-		if err := st.Decide(context.Background(), cs, r.At, r.Cost, got); err != nil {
-			t.Fatalf("request %d (at %d, cost %d): %v", i, r.At, r.Cost, err)
-		}
-		for k := range cs {
-			if got[k] != want[k] {
-				t.Fatalf("request %d (at %s, cost %d), counter %d: store decided\n  %+v\nthe limiter decides\n  %+v",
-					i, limiter.Time(r.At).Format(time.RFC3339Nano), r.Cost, k, got[k], want[k])
-			}
-		}
+		ref[i] = c.Set.NewStates()
 	}
 	return ref
+}
+
+// replayCounters decides reqs over cs through store and through limiter.DecideAll,
+// requiring identical decisions for every counter, and returns the reference states
+// (ref, or new keys' when ref is nil).
+func replayCounters(t *testing.T, st store.Counters, cs []store.Counter, ref [][]limiter.State, reqs []Request) [][]limiter.State {
+	t.Helper()
+	if ref == nil {
+		ref = newStates(cs)
+	}
+	for i, r := range reqs {
+		decideBoth(t, st, cs, ref, i, r)
+	}
+	return ref
+}
+
+// decideBoth decides request i over cs through store and through limiter.DecideAll on
+// ref, requiring identical decisions for every counter, and reports whether it was
+// allowed.
+func decideBoth(t *testing.T, st store.Counters, cs []store.Counter, ref [][]limiter.State, i int, r Request) bool {
+	t.Helper()
+	sets := make([]*limiter.Set, len(cs))
+	for k, c := range cs {
+		sets[k] = c.Set
+	}
+	want, got := make([]limiter.Decision, len(cs)), make([]limiter.Decision, len(cs))
+	if _, err := limiter.DecideAll(sets, ref, r.At, r.Cost, want); err != nil {
+		t.Fatalf("reference, request %d: %v", i, err)
+	}
+	if err := st.Decide(context.Background(), cs, r.At, r.Cost, got); err != nil {
+		t.Fatalf("request %d (at %d, cost %d): %v", i, r.At, r.Cost, err)
+	}
+	for k := range cs {
+		if got[k] != want[k] {
+			t.Fatalf("request %d (at %s, cost %d), counter %d: store decided\n  %+v\nthe limiter decides\n  %+v",
+				i, limiter.Time(r.At).Format(time.RFC3339Nano), r.Cost, k, got[k], want[k])
+		}
+	}
+	d, _ := limiter.Join(want)
+	return d.Allowed
+}
+
+// checkPeeks requires every counter of cs to peek at at as the reference states do.
+func checkPeeks(t *testing.T, st store.Counters, cs []store.Counter, ref [][]limiter.State, at int64) {
+	t.Helper()
+	for i, c := range cs {
+		want, _ := c.Set.Peek(ref[i], at, nil)
+		if got, err := st.Peek(context.Background(), c.Key, c.Set, at, nil); err != nil || got != want {
+			t.Fatalf("counter %d peeks %+v (%v), want %+v", i, got, err, want)
+		}
+	}
 }
 
 // testCounters replays a trace over three counters decided as one, and checks that
 // each counter then reads as the reference's (its state is its own).
 func testCounters(t *testing.T, st store.Counters) {
-	cs := counters(t)
+	cs := newCounters(t, "c", counterRules)
 	trace := Trace(21, 400, 3, Burst)
 	ref := replayCounters(t, st, cs, nil, trace)
-	last := trace[len(trace)-1].At
-	for i, c := range cs {
-		want, _ := c.Set.Peek(ref[i], last, nil)
-		got, err := st.Peek(context.Background(), c.Key, c.Set, last, nil)
-		if err != nil || got != want {
-			t.Fatalf("counter %d peeks %+v (%v), want %+v", i, got, err, want)
-		}
-	}
+	checkPeeks(t, st, cs, ref, trace[len(trace)-1].At)
 }
 
 // testAtomicity: when one counter allows and another denies, the request consumes
@@ -111,7 +133,7 @@ func testAtomicity(t *testing.T, st store.Counters) {
 
 // testCounterInput: malformed counter lists are input errors that change nothing.
 func testCounterInput(t *testing.T, st store.Counters) {
-	cs := counters(t)
+	cs := newCounters(t, "c", counterRules)
 	trace := Trace(6, 20, 1, Burst)
 	ref := replayCounters(t, st, cs, nil, trace[:10])
 	at := trace[10].At

@@ -1,14 +1,12 @@
 package storetest
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -54,12 +52,11 @@ type InFlightReport struct {
 	MaxInFlight int
 }
 
-// childReport is one child's InFlightReport and its holding intervals (Unix
-// nanoseconds).
+// childReport is one child's InFlightReport (without MaxInFlight) and its holding
+// intervals (Unix nanoseconds).
 type childReport struct {
-	Decisions, Admitted, Settled int64
-	Errors                       map[string]int64
-	Held                         [][2]int64
+	InFlightReport
+	Held [][2]int64
 }
 
 // MaybeInFlightChild turns this process into a child of InFlight when it was started
@@ -71,26 +68,14 @@ func MaybeInFlightChild(newStore func() (store.Counters, error), classify func(e
 		fmt.Fprintln(os.Stderr, "child:", runHoldChild(spec, newStore))
 		os.Exit(1)
 	}
-	spec := os.Getenv(envInFlightJob)
-	if spec == "" {
-		return
+	if spec := os.Getenv(envInFlightJob); spec != "" {
+		rep, err := runInFlightChild(spec, newStore, classify)
+		exitChild("inflight ", rep, err)
 	}
-	rep, err := runInFlightChild(spec, newStore, classify)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(1)
-	}
-	out, _ := json.Marshal(rep)
-	fmt.Printf("inflight %s\n", out)
-	os.Exit(0)
 }
 
 func runInFlightChild(spec string, newStore func() (store.Counters, error), classify func(error) string) (*childReport, error) {
-	var j InFlightJob
-	if err := json.Unmarshal([]byte(spec), &j); err != nil {
-		return nil, err
-	}
-	st, err := newStore()
+	j, st, err := readJob[InFlightJob](spec, newStore)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +87,7 @@ func runInFlightChild(spec string, newStore func() (store.Counters, error), clas
 	if err != nil {
 		return nil, err
 	}
-	r := inFlightRun{job: j, st: st, s: s, classify: classify, rep: childReport{Errors: map[string]int64{}}}
+	r := inFlightRun{job: j, st: st, s: s, classify: classify, rep: childReport{InFlightReport: InFlightReport{Errors: map[string]int64{}}}}
 	var wg sync.WaitGroup
 	end := time.Now().Add(j.For)
 	for g := range j.Goroutines {
@@ -181,29 +166,9 @@ func (r *inFlightRun) settled(from, to int64, applied bool, err error) {
 func InFlight(t *testing.T, procs int, j InFlightJob) InFlightReport {
 	t.Helper()
 	spec, _ := json.Marshal(j)
-	ctx, cancel := context.WithTimeout(context.Background(), j.For+childDeadline)
-	defer cancel()
-	cmds := make([]*exec.Cmd, procs)
-	outs := make([]strings.Builder, procs)
-	for i := range cmds {
-		cmds[i] = exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-		cmds[i].Env = append(os.Environ(), envInFlightJob+"="+string(spec))
-		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
-		if err := cmds[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	rep := InFlightReport{Errors: map[string]int64{}}
 	var held [][2]int64
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("child %d: %v: %s", i, err, outs[i].String())
-		}
-		var c childReport
-		out := strings.TrimSpace(outs[i].String())
-		if err := json.Unmarshal([]byte(strings.TrimPrefix(out[strings.LastIndex(out, "\n")+1:], "inflight ")), &c); err != nil {
-			t.Fatalf("child %d printed %q: %v", i, out, err)
-		}
+	for _, c := range runChildren[childReport](t, procs, envInFlightJob+"="+string(spec), "inflight ", j.For+childDeadline) {
 		rep.Decisions, rep.Admitted, rep.Settled = rep.Decisions+c.Decisions, rep.Admitted+c.Admitted, rep.Settled+c.Settled
 		for k, n := range c.Errors {
 			rep.Errors[k] += n
@@ -214,28 +179,22 @@ func InFlight(t *testing.T, procs int, j InFlightJob) InFlightReport {
 	return rep
 }
 
-// maxOverlap returns the most intervals [from, to] that hold one instant.
+// maxOverlap returns the most intervals [from, to] that hold one instant. At one
+// instant the ends count first: [a, b] and [b, c] overlap only if b is held by both,
+// which two reservations of one slot cannot be.
 func maxOverlap(held [][2]int64) int {
-	type edge struct {
-		at    int64
-		delta int
+	starts, ends := make([]int64, len(held)), make([]int64, len(held))
+	for i, h := range held {
+		starts[i], ends[i] = h[0], h[1]
 	}
-	edges := make([]edge, 0, 2*len(held))
-	for _, h := range held {
-		edges = append(edges, edge{h[0], 1}, edge{h[1], -1})
-	}
-	// At one instant, count the ends first: [a, b] and [b, c] overlap only if b is
-	// held by both, which two reservations of one slot cannot be.
-	slices.SortFunc(edges, func(a, b edge) int {
-		if a.at != b.at {
-			return cmp.Compare(a.at, b.at)
+	slices.Sort(starts)
+	slices.Sort(ends)
+	most, ended := 0, 0
+	for i, at := range starts {
+		for ended < len(ends) && ends[ended] <= at {
+			ended++
 		}
-		return a.delta - b.delta
-	})
-	most, now := 0, 0
-	for _, e := range edges {
-		now += e.delta
-		most = max(most, now)
+		most = max(most, i+1-ended)
 	}
 	return most
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -28,11 +26,7 @@ type holdJob struct {
 // runHoldChild takes the job's slots and prints "held [instants]"; it then blocks, as
 // a process that dies mid-request never settles.
 func runHoldChild(spec string, newStore func() (store.Counters, error)) error {
-	var j holdJob
-	if err := json.Unmarshal([]byte(spec), &j); err != nil {
-		return err
-	}
-	st, err := newStore()
+	j, st, err := readJob[holdJob](spec, newStore)
 	if err != nil {
 		return err
 	}
@@ -71,8 +65,7 @@ func KilledHolder(t *testing.T, st store.Counters, limit int, lease time.Duratio
 	spec, _ := json.Marshal(holdJob{Counters: []jobCounter{c}, N: limit})
 	ctx, cancel := context.WithTimeout(context.Background(), childDeadline)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), envHoldJob+"="+string(spec))
+	cmd := childCmd(ctx, envHoldJob+"="+string(spec))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -94,33 +87,26 @@ func KilledHolder(t *testing.T, st store.Counters, limit int, lease time.Duratio
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	set := Set(t, nil, rules...)
-	cs := []store.Counter{{Key: c.Key, Set: set}}
-	if n := admitted(t, st, cs, time.Now().UnixMicro(), 1); n != 0 {
+	if n := admitted(t, st, c, 1); n != 0 {
 		t.Fatalf("right after the holder was killed: %d admitted, want 0 (its %d slots held)", n, limit)
 	}
-	free := set.SlotExpiry(0, ats[len(ats)-1])
+	free := Set(t, nil, rules...).SlotExpiry(0, ats[len(ats)-1])
 	if free-ats[0] > (lease + lease/limiter.LeaseQuanta + time.Second).Microseconds() {
 		t.Fatalf("the last slot frees %v after the first was taken, beyond the lease %v and its quantum", time.Duration(free-ats[0])*time.Microsecond, lease)
 	}
 	time.Sleep(time.Until(time.UnixMicro(free))) // the lease's end on the real clock, the subject under test
-	if n := admitted(t, st, cs, time.Now().UnixMicro(), limit+1); n != limit {
+	if n := admitted(t, st, c, limit+1); n != int64(limit) {
 		t.Fatalf("after the killed holder's leases ended: %d of %d admitted, want %d", n, limit+1, limit)
 	}
 }
 
-// admitted decides n requests of cost 1 on cs at now and returns how many were allowed.
-func admitted(t *testing.T, st store.Counters, cs []store.Counter, now int64, n int) int {
+// admitted decides n requests of cost 1 on c, one after another at the real clock's
+// instant, and returns how many were allowed.
+func admitted(t *testing.T, st store.Counters, c jobCounter, n int) int64 {
 	t.Helper()
-	outs := make([]limiter.Decision, len(cs))
-	k := 0
-	for range n {
-		if err := st.Decide(context.Background(), cs, now, 1, outs); err != nil {
-			t.Fatal(err)
-		}
-		if d, _ := limiter.Join(outs); d.Allowed {
-			k++
-		}
+	got, err := runJob(t.Context(), st, job{Callers: [][]jobCounter{{c}}, At: time.Now().UnixMicro(), Goroutines: 1, Each: n})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return k
+	return got[0]
 }

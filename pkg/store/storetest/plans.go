@@ -78,20 +78,7 @@ func testListPlans(t *testing.T, cfg TenantsConfig) {
 		want = append(want, p.ID)
 	}
 	slices.Sort(want)
-	var got []string
-	token := ""
-	for range 10 {
-		page, next, err := ps.ListPlans(ctx, 3, token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range page {
-			got = append(got, p.ID)
-		}
-		if token = next; token == "" {
-			break
-		}
-	}
+	got := pageIDs(t, ps.ListPlans, 3, func(p tenant.Plan) string { return p.ID })
 	if slices.Sort(got); !slices.Equal(got, want) {
 		t.Errorf("ListPlans pages hold %v, want each of %v once", got, want)
 	}
@@ -150,9 +137,8 @@ func testDeletePlanRacingCreate(t *testing.T, cfg TenantsConfig) {
 		}
 		var wg sync.WaitGroup
 		var deleteErr error
-		wg.Add(2)
-		go func() { defer wg.Done(); deleteErr = ps.DeletePlan(ctx, plan, p.Version) }()
-		go func() { defer wg.Done(); _, _ = s.Create(ctx, OnPlan(id("t", round), plan)) }()
+		wg.Go(func() { deleteErr = ps.DeletePlan(ctx, plan, p.Version) })
+		wg.Go(func() { _, _ = s.Create(ctx, OnPlan(id("t", round), plan)) })
 		wg.Wait()
 		_, tenantErr := s.Get(ctx, id("t", round))
 		_, planErr := ps.GetPlan(ctx, plan)

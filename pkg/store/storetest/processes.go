@@ -3,26 +3,17 @@ package storetest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
-// The environment of a child process started by Processes.
-const (
-	envChild      = "EDGELIMIT_STORETEST_CHILD" // set in children: "1"
-	envChildJob   = "EDGELIMIT_STORETEST_JOB"   // the job, as JSON
-	childDeadline = 2 * time.Minute
-)
+// envChildJob passes a job, as JSON, to the children of Processes.
+const envChildJob = "EDGELIMIT_STORETEST_JOB"
 
 // job is what every child process does: goroutines x each decisions at At, goroutine
 // g deciding the counters of caller g mod len(Callers).
@@ -40,27 +31,17 @@ type jobCounter struct {
 }
 
 // MaybeChild turns this process into a child of Processes when it was started as one:
-// it runs the job against the Store newStore returns, prints "admitted N N ..." (per
+// it runs the job against the Store newStore returns, prints "admitted [N, ...]" (per
 // caller), and exits. A backend's TestMain calls it before m.Run.
 func MaybeChild(newStore func() (store.Counters, error)) {
-	if os.Getenv(envChild) != "1" {
-		return
+	if spec := os.Getenv(envChildJob); spec != "" {
+		n, err := runChild(spec, newStore)
+		exitChild("admitted ", n, err)
 	}
-	n, err := runChild(newStore)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(1)
-	}
-	fmt.Println("admitted", strings.Trim(fmt.Sprint(n), "[]"))
-	os.Exit(0)
 }
 
-func runChild(newStore func() (store.Counters, error)) ([]int64, error) {
-	var j job
-	if err := json.Unmarshal([]byte(os.Getenv(envChildJob)), &j); err != nil {
-		return nil, err
-	}
-	st, err := newStore()
+func runChild(spec string, newStore func() (store.Counters, error)) ([]int64, error) {
+	j, st, err := readJob[job](spec, newStore)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +90,7 @@ func parseCallers(in [][]jobCounter) ([][]store.Counter, error) {
 	callers := make([][]store.Counter, len(in))
 	for i, cs := range in {
 		for _, c := range cs {
-			set, err := parseSet(c.Rules)
+			set, err := parseSet(nil, c.Rules)
 			if err != nil {
 				return nil, err
 			}
@@ -119,18 +100,6 @@ func parseCallers(in [][]jobCounter) ([][]store.Counter, error) {
 	return callers, nil
 }
 
-func parseSet(rules []string) (*limiter.Set, error) {
-	parsed := make([]limiter.Rule, len(rules))
-	for i, js := range rules {
-		r, err := limiter.ParseRule([]byte(js))
-		if err != nil {
-			return nil, err
-		}
-		parsed[i] = r
-	}
-	return limiter.NewSet(parsed, nil)
-}
-
 // Processes re-executes this test binary procs times (its TestMain must call
 // MaybeChild); each child runs j's goroutines at j's frozen instant. It returns what
 // each caller was admitted, summed over the children. The children get this process's
@@ -138,34 +107,13 @@ func parseSet(rules []string) (*limiter.Set, error) {
 func Processes(t *testing.T, procs int, j job) []int64 {
 	t.Helper()
 	spec, _ := json.Marshal(j)
-	ctx, cancel := context.WithTimeout(context.Background(), childDeadline)
-	defer cancel()
-	cmds := make([]*exec.Cmd, procs)
-	outs := make([]strings.Builder, procs)
-	for i := range cmds {
-		cmds[i] = exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-		cmds[i].Env = append(os.Environ(), envChild+"=1", envChildJob+"="+string(spec))
-		cmds[i].Stdout, cmds[i].Stderr = &outs[i], &outs[i]
-		if err := cmds[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	total := make([]int64, len(j.Callers))
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("child %d: %v: %s", i, err, outs[i].String())
+	for i, n := range runChildren[[]int64](t, procs, envChildJob+"="+string(spec), "admitted ", childDeadline) {
+		if len(n) != len(total) {
+			t.Fatalf("child %d admitted %v, for %d callers", i, n, len(total))
 		}
-		line := strings.TrimSpace(outs[i].String())
-		fields := strings.Fields(strings.TrimPrefix(line[strings.LastIndex(line, "\n")+1:], "admitted "))
-		if len(fields) != len(total) {
-			t.Fatalf("child %d printed %q", i, line)
-		}
-		for k, f := range fields {
-			n, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				t.Fatalf("child %d printed %q", i, line)
-			}
-			total[k] += n
+		for k := range n {
+			total[k] += n[k]
 		}
 	}
 	return total

@@ -38,43 +38,33 @@ type reservation struct {
 // store must answer every decision as the limiter does on states settled the same
 // way, and report a settlement applied exactly when the reference applies it.
 func RunSettle(t *testing.T, st store.Counters) {
-	s, ok := st.(store.Settler)
-	if !ok {
-		t.Fatalf("%T does not implement store.Settler", st)
-	}
+	s := settler(t, st)
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { replaySettle(t, st, s, seed) })
 	}
 	t.Run("Input", func(t *testing.T) { testSettleInput(t, st, s) })
 }
 
+// settler returns st as a store.Settler, failing t when it is not one.
+func settler(t *testing.T, st store.Counters) store.Settler {
+	t.Helper()
+	s, ok := st.(store.Settler)
+	if !ok {
+		t.Fatalf("%T does not implement store.Settler", st)
+	}
+	return s
+}
+
 func replaySettle(t *testing.T, st store.Counters, s store.Settler, seed uint64) {
 	ctx := context.Background()
-	cs := make([]store.Counter, len(settleRules))
-	sets := make([]*limiter.Set, len(cs))
-	ref := make([][]limiter.State, len(cs))
-	for i, rules := range settleRules {
-		cs[i] = store.Counter{Key: Key(t, fmt.Sprint("s", i)), Set: Set(t, nil, rules...)}
-		sets[i], ref[i] = cs[i].Set, cs[i].Set.NewStates()
-	}
+	cs := newCounters(t, "s", settleRules)
+	ref := newStates(cs)
 	prefix := randomID()
 	rng := mrand.New(mrand.NewPCG(seed, 7))
 	marks := map[string]bool{}
 	var open []*reservation
-	want, got := make([]limiter.Decision, len(cs)), make([]limiter.Decision, len(cs))
 	for i, r := range Trace(seed+40, 300, 8, Burst) {
-		if _, err := limiter.DecideAll(sets, ref, r.At, r.Cost, want); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Decide(ctx, cs, r.At, r.Cost, got); err != nil {
-			t.Fatalf("request %d: %v", i, err)
-		}
-		for k := range cs {
-			if got[k] != want[k] {
-				t.Fatalf("request %d (at %d, cost %d), counter %d: store %+v, limiter %+v", i, r.At, r.Cost, k, got[k], want[k])
-			}
-		}
-		if d, _ := limiter.Join(want); d.Allowed {
+		if decideBoth(t, st, cs, ref, i, r) {
 			open = append(open, &reservation{id: fmt.Sprintf("%s-%d", prefix, i), at: r.At, cost: r.Cost, expires: r.At + 1_500_000})
 		}
 		for len(open) > 0 && rng.IntN(3) > 0 {
@@ -84,9 +74,7 @@ func replaySettle(t *testing.T, st store.Counters, s store.Settler, seed uint64)
 			applies := !marks[res.id] && settle.Now < settle.Expires
 			if applies {
 				marks[res.id] = true
-				for k := range cs {
-					sets[k].Settle(ref[k], settle.At, settle.Now, settle.Delta)
-				}
+				settleStates(cs, ref, settle)
 			}
 			applied, err := s.Settle(ctx, cs, settle)
 			if err != nil || applied != applies {
@@ -97,6 +85,13 @@ func replaySettle(t *testing.T, st store.Counters, s store.Settler, seed uint64)
 			}
 			res.settledOnce = true
 		}
+	}
+}
+
+// settleStates applies s to the reference states of cs.
+func settleStates(cs []store.Counter, ref [][]limiter.State, s store.Settlement) {
+	for k, c := range cs {
+		c.Set.Settle(ref[k], s.At, s.Now, s.Delta)
 	}
 }
 

@@ -39,10 +39,7 @@ var maxDeltaRules = [][]string{
 // included) and of store.MaxDelta (windows and logs) put counters deep in debt, and
 // the decisions after them must still be the limiter's.
 func RunSettleDebt(t *testing.T, st store.Counters) {
-	s, ok := st.(store.Settler)
-	if !ok {
-		t.Fatalf("%T does not implement store.Settler", st)
-	}
+	s := settler(t, st)
 	for seed := range uint64(2) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { replayDebt(t, st, s, debtRules, seed, 1e10) })
 	}
@@ -54,7 +51,8 @@ func RunSettleDebt(t *testing.T, st store.Counters) {
 // oldest entry still holding one expires, not the emptied entry.
 func testReleasedFirst(t *testing.T, st store.Counters, s store.Settler) {
 	set := Set(t, nil, `{"name": "slots", "algorithm": "concurrency", "limit": 2, "lease": "1s"}`)
-	d := &debtTrace{t: t, st: st, s: s, cs: []store.Counter{{Key: Key(t, "k"), Set: set}}, sets: []*limiter.Set{set}, ref: [][]limiter.State{set.NewStates()}}
+	d := &debtTrace{t: t, st: st, s: s, cs: []store.Counter{{Key: Key(t, "k"), Set: set}}}
+	d.ref = newStates(d.cs)
 	t0 := Trace(90, 1, 1, Burst)[0].At
 	for i, at := range []int64{t0, t0 + 100_000} {
 		if !d.decide(i, Request{At: at, Cost: 1}) {
@@ -73,17 +71,13 @@ type debtTrace struct {
 	st     store.Counters
 	s      store.Settler
 	cs     []store.Counter
-	sets   []*limiter.Set
 	ref    [][]limiter.State
 	prefix string
 }
 
 func replayDebt(t *testing.T, st store.Counters, s store.Settler, rules [][]string, seed uint64, big int64) {
-	d := &debtTrace{t: t, st: st, s: s, prefix: randomID()}
-	for i, rs := range rules {
-		d.cs = append(d.cs, store.Counter{Key: Key(t, fmt.Sprint("d", i)), Set: Set(t, nil, rs...)})
-		d.sets, d.ref = append(d.sets, d.cs[i].Set), append(d.ref, d.cs[i].Set.NewStates())
-	}
+	d := &debtTrace{t: t, st: st, s: s, cs: newCounters(t, "d", rules), prefix: randomID()}
+	d.ref = newStates(d.cs)
 	rng := mrand.New(mrand.NewPCG(seed, 11))
 	trace := Trace(seed+80, 300, 4, Burst)
 	var pending *store.Settlement
@@ -110,27 +104,10 @@ func replayDebt(t *testing.T, st store.Counters, s store.Settler, rules [][]stri
 
 // decide decides request i through the store and the limiter, requiring the same
 // decisions, and reports whether it was allowed.
-func (d *debtTrace) decide(i int, r Request) bool {
-	want, got := make([]limiter.Decision, len(d.cs)), make([]limiter.Decision, len(d.cs))
-	if _, err := limiter.DecideAll(d.sets, d.ref, r.At, r.Cost, want); err != nil {
-		d.t.Fatal(err)
-	}
-	if err := d.st.Decide(context.Background(), d.cs, r.At, r.Cost, got); err != nil {
-		d.t.Fatalf("request %d: %v", i, err)
-	}
-	for k := range d.cs {
-		if got[k] != want[k] {
-			d.t.Fatalf("request %d (at %d, cost %d), counter %d: store %+v, limiter %+v", i, r.At, r.Cost, k, got[k], want[k])
-		}
-	}
-	j, _ := limiter.Join(want)
-	return j.Allowed
-}
+func (d *debtTrace) decide(i int, r Request) bool { return decideBoth(d.t, d.st, d.cs, d.ref, i, r) }
 
 func (d *debtTrace) settle(s store.Settlement) {
-	for k := range d.cs {
-		d.sets[k].Settle(d.ref[k], s.At, s.Now, s.Delta)
-	}
+	settleStates(d.cs, d.ref, s)
 	if applied, err := d.s.Settle(context.Background(), d.cs, s); err != nil || !applied {
 		d.t.Fatalf("settling %+v: applied %v, %v", s, applied, err)
 	}
@@ -140,10 +117,7 @@ func (d *debtTrace) settle(s store.Settlement) {
 // store.Settler), at real instants: exactly one call applies, and the counters show
 // one refund and one slot freed, beside another reservation that stays held.
 func RunSettleOnce(t *testing.T, st store.Counters) {
-	s, ok := st.(store.Settler)
-	if !ok {
-		t.Fatalf("%T does not implement store.Settler", st)
-	}
+	s := settler(t, st)
 	ctx := context.Background()
 	set := Set(t, nil, `{"name": "day", "algorithm": "fixed_window", "limit": 100, "period": "24h"}`,
 		`{"name": "inflight", "algorithm": "concurrency", "limit": 5, "lease": "60s"}`)
@@ -161,9 +135,7 @@ func RunSettleOnce(t *testing.T, st store.Counters) {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			<-start
 			one := settle
 			one.Now = max(limiter.Micros(time.Now()), one.At)
@@ -174,7 +146,7 @@ func RunSettleOnce(t *testing.T, st store.Counters) {
 			if ok {
 				applied.Add(1)
 			}
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,19 +57,24 @@ func Key(t testing.TB, name string) string {
 // Set builds a rule set from JSON rules, following zone (nil: UTC).
 func Set(t testing.TB, zone *limiter.Zone, rules ...string) *limiter.Set {
 	t.Helper()
-	parsed := make([]limiter.Rule, len(rules))
-	for i, js := range rules {
-		r, err := limiter.ParseRule([]byte(js))
-		if err != nil {
-			t.Fatalf("rule %s: %v", js, err)
-		}
-		parsed[i] = r
-	}
-	s, err := limiter.NewSet(parsed, zone)
+	s, err := parseSet(zone, rules)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// parseSet is Set's work: the rule set of JSON rules, or the first error.
+func parseSet(zone *limiter.Zone, rules []string) (*limiter.Set, error) {
+	parsed := make([]limiter.Rule, len(rules))
+	for i, js := range rules {
+		r, err := limiter.ParseRule([]byte(js))
+		if err != nil {
+			return nil, fmt.Errorf("rule %s: %w", js, err)
+		}
+		parsed[i] = r
+	}
+	return limiter.NewSet(parsed, zone)
 }
 
 // replay decides reqs through store and through pkg/limiter on one key, requiring
@@ -321,36 +327,25 @@ func testConcurrent(t *testing.T, st store.Counters) {
 	} {
 		set := Set(t, nil, js)
 		key := Key(t, set.Rule(0).Name)
-		var admitted sync.Map
+		var admitted atomic.Int64
 		var wg sync.WaitGroup
-		errs := make(chan error, workers)
-		for w := range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				n := 0
+		for range workers {
+			wg.Go(func() {
 				for range each {
 					d, err := store.DecideOne(context.Background(), st, key, set, at, 1)
 					if err != nil {
-						errs <- err
+						t.Errorf("%s: %v", js, err)
 						return
 					}
 					if d.Allowed {
-						n++
+						admitted.Add(1)
 					}
 				}
-				admitted.Store(w, n)
-			}()
+			})
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatalf("%s: %v", js, err)
-		}
-		total := 0
-		admitted.Range(func(_, v any) bool { total += v.(int); return true })
-		if total != 100 {
-			t.Errorf("%s: %d goroutines x %d requests at one instant admitted %d, want exactly 100", js, workers, each, total)
+		if n := admitted.Load(); n != 100 {
+			t.Errorf("%s: %d goroutines x %d requests at one instant admitted %d, want exactly 100", js, workers, each, n)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
@@ -105,19 +106,17 @@ func testConcurrentReplace(t *testing.T, cfg TenantsConfig) {
 	mustCreate(t, s, Tenant("race"))
 	const writers = 20
 	errs := make([]error, writers)
-	var start, done sync.WaitGroup
-	start.Add(1)
+	start := make(chan struct{})
+	var done sync.WaitGroup
 	for i := range writers {
-		done.Add(1)
-		go func() {
-			defer done.Done()
+		done.Go(func() {
 			next := Tenant("race")
 			next.Metadata = map[string]string{"writer": strconv.Itoa(i)}
-			start.Wait()
+			<-start
 			_, errs[i] = s.Replace(ctx, next, 1)
-		}()
+		})
 	}
-	start.Done()
+	close(start)
 	done.Wait()
 	winner := -1
 	for i, err := range errs {
@@ -167,26 +166,33 @@ func testDelete(t *testing.T, cfg TenantsConfig) {
 
 // listAll pages through the store with limit, returning the ids in order.
 func listAll(t *testing.T, s store.Tenants, limit int) []string {
+	return pageIDs(t, s.List, limit, func(ten tenant.Tenant) string { return ten.ID })
+}
+
+// pageIDs reads every page of list (Tenants.List or Plans.ListPlans) with limit, in
+// order, and returns the ids of what they hold; a page above store.ListLimit(limit)
+// fails t.
+func pageIDs[T any](t *testing.T, list func(context.Context, int, string) ([]T, string, error), limit int, id func(T) string) []string {
 	t.Helper()
 	var ids []string
 	token := ""
 	for range 1000 {
-		page, next, err := s.List(t.Context(), limit, token)
+		page, next, err := list(t.Context(), limit, token)
 		if err != nil {
-			t.Fatalf("List(%d, %q): %v", limit, token, err)
+			t.Fatalf("listing (%d, %q): %v", limit, token, err)
 		}
 		if len(page) > store.ListLimit(limit) {
-			t.Fatalf("List(%d) returned %d tenants", limit, len(page))
+			t.Fatalf("listing (%d) returned %d", limit, len(page))
 		}
-		for _, ten := range page {
-			ids = append(ids, ten.ID)
+		for _, v := range page {
+			ids = append(ids, id(v))
 		}
 		if next == "" {
 			return ids
 		}
 		token = next
 	}
-	t.Fatal("List never ended")
+	t.Fatal("listing never ended")
 	return nil
 }
 
