@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
 )
@@ -60,8 +61,9 @@ type eventContext struct {
 // that is neither a REQUEST nor a TOKEN authorizer event, or of a payload version other
 // than 1.0 and 2.0, an error that says so.
 func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, error) {
-	var w eventMembers
-	if err := json.Unmarshal(payload, &w); err != nil {
+	w := decodeTargets.Get().(*eventMembers)
+	defer release(w)
+	if err := json.Unmarshal(payload, w); err != nil {
 		return AuthorizerEvent{}, malformed(err)
 	}
 	kind, err := kindOf(w.Type, w.Version)
@@ -80,7 +82,22 @@ func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, e
 		return AuthorizerEvent{Kind: HTTPEvent, Request: FromHTTPAuthorizer(ev, keyHeader),
 			RouteArn: w.RouteArn, RequestID: c.RequestID}, nil
 	}
-	return restEvent(&w, keyHeader)
+	return restEvent(w, keyHeader)
+}
+
+// decodeTargets holds the eventMembers DecodeAuthorizerEvent decodes into, between
+// decodes, so that a warm decode builds no new struct or header maps: encoding/json
+// decodes an object into the map a member already holds, which release empties.
+var decodeTargets = sync.Pool{New: func() any { return new(eventMembers) }}
+
+// release empties w, keeping its (emptied) maps, and puts it back in decodeTargets.
+// What was read of it (strings) is not in the maps' storage, and stays valid.
+func release(w *eventMembers) {
+	headers, multi := w.Headers, w.MultiValueHeaders
+	clear(headers)
+	clear(multi)
+	*w = eventMembers{Headers: headers, MultiValueHeaders: multi}
+	decodeTargets.Put(w)
 }
 
 // restEvent returns the AuthorizerEvent of w, a REST REQUEST event.
