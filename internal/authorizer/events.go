@@ -36,30 +36,43 @@ func (h *Handler) RESTResult(ctx context.Context, ev events.APIGatewayCustomAuth
 	if err != nil {
 		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, err
 	}
-	return h.policyReply(ctx, request.AuthorizerEvent{Kind: request.RESTEvent, Request: req,
+	resp, res, err := h.policyReply(ctx, request.AuthorizerEvent{Kind: request.RESTEvent, Request: req,
 		MethodArn: ev.MethodArn, RequestID: ev.RequestContext.RequestID})
+	if err == nil {
+		resp.Context = contextOf(res)
+	}
+	return resp, res, err
 }
 
 // Token answers a REST API (v1) TOKEN authorizer event with an IAM policy on its
 // methodArn, or ErrUnauthorized. The token is the API key; the route is the methodArn's
 // method and path; the event carries no source IP (see the package doc).
 func (h *Handler) Token(ctx context.Context, ev events.APIGatewayCustomAuthorizerRequest) (events.APIGatewayCustomAuthorizerResponse, error) {
-	resp, _, err := h.policyReply(ctx, request.AuthorizerEvent{Kind: request.TokenEvent,
+	resp, res, err := h.policyReply(ctx, request.AuthorizerEvent{Kind: request.TokenEvent,
 		Request: request.FromTokenAuthorizer(ev), MethodArn: ev.MethodArn})
+	if err == nil {
+		resp.Context = contextOf(res)
+	}
 	return resp, err
 }
 
 // HTTP answers an HTTP API payload 2.0 event with the simple response, or
 // ErrUnauthorized.
 func (h *Handler) HTTP(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
-	resp, _, err := h.simpleReply(ctx, httpEvent(ev, h.gate.KeyHeader()))
+	resp, res, err := h.simpleReply(ctx, httpEvent(ev, h.gate.KeyHeader()))
+	if err == nil {
+		resp.Context = contextOf(res)
+	}
 	return resp, err
 }
 
 // HTTPIAM answers an HTTP API payload 2.0 event with an IAM policy on its routeArn, or
 // ErrUnauthorized.
 func (h *Handler) HTTPIAM(ctx context.Context, ev events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerIAMPolicyResponse, error) {
-	resp, _, err := h.iamReply(ctx, httpEvent(ev, h.gate.KeyHeader()))
+	resp, res, err := h.iamReply(ctx, httpEvent(ev, h.gate.KeyHeader()))
+	if err == nil {
+		resp.Context = contextOf(res)
+	}
 	return resp, err
 }
 
@@ -68,7 +81,9 @@ func httpEvent(ev events.APIGatewayV2CustomAuthorizerV2Request, keyHeader string
 		RouteArn: ev.RouteArn, RequestID: ev.RequestContext.RequestID}
 }
 
-// policyReply answers a REST or TOKEN event with an IAM policy on its methodArn.
+// policyReply answers a REST or TOKEN event with an IAM policy on its methodArn. Like
+// simpleReply and iamReply, it leaves the response's context to its caller:
+// contextOf's map, or Invoke's replyContext.
 func (h *Handler) policyReply(ctx context.Context, ev request.AuthorizerEvent) (events.APIGatewayCustomAuthorizerResponse, gate.Result, error) {
 	if ev.MethodArn == "" {
 		return events.APIGatewayCustomAuthorizerResponse{}, gate.Result{}, errNoMethodArn
@@ -80,7 +95,6 @@ func (h *Handler) policyReply(ctx context.Context, ev request.AuthorizerEvent) (
 	resp := events.APIGatewayCustomAuthorizerResponse{
 		PrincipalID:    principal(res),
 		PolicyDocument: policy(res.Status == gate.Allowed, ev.MethodArn),
-		Context:        contextOf(res),
 	}
 	if h.usage == UsageAPIKey {
 		resp.UsageIdentifierKey = ev.Request.APIKey
@@ -94,7 +108,7 @@ func (h *Handler) simpleReply(ctx context.Context, ev request.AuthorizerEvent) (
 	if err != nil {
 		return events.APIGatewayV2CustomAuthorizerSimpleResponse{}, res, err
 	}
-	return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: res.Status == gate.Allowed, Context: contextOf(res)}, res, nil
+	return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: res.Status == gate.Allowed}, res, nil
 }
 
 // iamReply answers an HTTP API event with an IAM policy on its routeArn.
@@ -109,7 +123,6 @@ func (h *Handler) iamReply(ctx context.Context, ev request.AuthorizerEvent) (eve
 	return events.APIGatewayV2CustomAuthorizerIAMPolicyResponse{
 		PrincipalID:    principal(res),
 		PolicyDocument: policy(res.Status == gate.Allowed, ev.RouteArn),
-		Context:        contextOf(res),
 	}, res, nil
 }
 

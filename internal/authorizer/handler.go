@@ -103,26 +103,32 @@ func New(cfg Config) (*Handler, error) {
 // Invoke answers one raw authorizer event: it is the lambda.Handler of the function.
 // It returns ErrUnauthorized for a 401 and a descriptive error for an event it cannot
 // answer (see the package doc); backend failures are answered, never errors. It decodes
-// the event once (request.DecodeAuthorizerEvent) and encodes the response REST, Token,
-// HTTP or HTTPIAM returns for it with encoding/json.
+// the event once (request.DecodeAuthorizerEvent) and encodes with encoding/json the
+// bytes of the response REST, Token, HTTP or HTTPIAM returns for it, from aws-lambda-go's
+// response type with the context as a struct (replyContext) instead of its map.
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	ev, err := request.DecodeAuthorizerEvent(payload, h.gate.KeyHeader())
 	if err != nil {
 		return nil, err
 	}
-	var resp any
 	switch {
 	case ev.Kind == request.HTTPEvent && h.http == IAMResponse:
-		resp, _, err = h.iamReply(ctx, ev)
+		resp, res, err := h.iamReply(ctx, ev)
+		return encode(iamWire{resp, newReplyContext(&res)}, err)
 	case ev.Kind == request.HTTPEvent:
-		resp, _, err = h.simpleReply(ctx, ev)
-	default:
-		resp, _, err = h.policyReply(ctx, ev)
+		resp, res, err := h.simpleReply(ctx, ev)
+		return encode(simpleWire{resp, newReplyContext(&res)}, err)
 	}
+	resp, res, err := h.policyReply(ctx, ev)
+	return encode(newPolicyWire(resp, newReplyContext(&res)), err)
+}
+
+// encode returns the JSON of reply, unless err.
+func encode(reply any, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(resp)
+	return json.Marshal(reply)
 }
 
 // KeyHeader is the name of the header that carries the API key (gate.Gate.KeyHeader),

@@ -3,6 +3,7 @@ package authorizer_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"path/filepath"
 	"testing"
@@ -51,5 +52,24 @@ func TestReservationInContext(t *testing.T) {
 	}
 	if resp, _ := h.REST(context.Background(), ev); resp.PolicyDocument.Statement[0].Effect != "Allow" {
 		t.Errorf("after a refund of 1: %+v, want the request allowed again", resp.Context)
+	}
+	// Invoke's reply, its context encoded from a struct, carries them alike.
+	now += 1_000_000 // the burst is back
+	payload := readFile(t, eventsDir+"/rest-valid-key.json")
+	for i := range 6 {
+		raw, err := h.Invoke(context.Background(), payload)
+		var reply struct {
+			Context map[string]any `json:"context"`
+		}
+		if err != nil || json.Unmarshal(raw, &reply) != nil {
+			t.Fatalf("Invoke %d: %s, %v", i+1, raw, err)
+		}
+		id, has := reply.Context[authorizer.CtxReservation].(string)
+		if has != (i < 5) {
+			t.Fatalf("Invoke %d: %s: want a reservation on each Allow only", i+1, raw)
+		}
+		if r, err := g.Settle(context.Background(), id, 1); has && (err != nil || r.Status != gate.SettleSettled) {
+			t.Fatalf("settling Invoke %d's reservation: %+v, %v", i+1, r, err)
+		}
 	}
 }

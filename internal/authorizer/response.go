@@ -24,6 +24,34 @@ const (
 	CtxReservation = "reservation"
 )
 
+// The responses Invoke encodes: aws-lambda-go's, whose context map (left nil) the
+// Context member shadows, so that encoding/json writes the bytes it writes for the
+// response with contextOf's map, without building that map. policyWire lists the
+// members of events.APIGatewayCustomAuthorizerResponse instead of embedding it, for
+// its context comes before usageIdentifierKey.
+type (
+	policyWire struct {
+		PrincipalID        string                                  `json:"principalId"`
+		PolicyDocument     events.APIGatewayCustomAuthorizerPolicy `json:"policyDocument"`
+		Context            replyContext                            `json:"context"`
+		UsageIdentifierKey string                                  `json:"usageIdentifierKey,omitempty"`
+	}
+	simpleWire struct {
+		events.APIGatewayV2CustomAuthorizerSimpleResponse
+		Context replyContext `json:"context"`
+	}
+	iamWire struct {
+		events.APIGatewayV2CustomAuthorizerIAMPolicyResponse
+		Context replyContext `json:"context"`
+	}
+)
+
+// newPolicyWire returns resp, the response of policyReply, with context c.
+func newPolicyWire(resp events.APIGatewayCustomAuthorizerResponse, c replyContext) policyWire {
+	return policyWire{PrincipalID: resp.PrincipalID, PolicyDocument: resp.PolicyDocument, Context: c,
+		UsageIdentifierKey: resp.UsageIdentifierKey}
+}
+
 // policy returns the policy document that allows or denies execute-api:Invoke on
 // resource, this request's methodArn or routeArn, and nothing else.
 func policy(allow bool, resource string) events.APIGatewayCustomAuthorizerPolicy {
@@ -41,23 +69,64 @@ func policy(allow bool, resource string) events.APIGatewayCustomAuthorizerPolicy
 	}
 }
 
-// contextOf returns the authorizer context of res: strings, numbers and booleans only.
-func contextOf(res gate.Result) map[string]any {
+// replyContext is the authorizer context of a Result (the Ctx keys) as a struct, so
+// that Invoke encodes it without building a map for encoding/json to sort: its members
+// are in the keys' byte order, which is the order encoding/json writes contextOf's map
+// in, so the two encode to the same bytes (TestInvokeAnswersAsTheDecodedEvent).
+type replyContext struct {
+	DelayMs     int64  `json:"delayMs"`
+	FailClosed  bool   `json:"failClosed"`
+	FailOpen    bool   `json:"failOpen"`
+	Limit       int64  `json:"limit"`
+	Remaining   int64  `json:"remaining"`
+	Reservation string `json:"reservation,omitempty"`
+	Reset       int64  `json:"reset"`
+	RetryAfter  int64  `json:"retryAfter"`
+	Rule        string `json:"rule"`
+	Shadow      bool   `json:"shadow"`
+	TenantID    string `json:"tenantId"`
+}
+
+// newReplyContext returns the context of res: strings, numbers and booleans only; the
+// reservation only for an allowed request that has one.
+func newReplyContext(res *gate.Result) replyContext {
 	d := res.Decision
-	ctx := map[string]any{
-		CtxTenantID:   res.TenantID,
-		CtxRule:       res.Rule,
-		CtxLimit:      d.Limit,
-		CtxRemaining:  d.Remaining,
-		CtxReset:      limiter.CeilSeconds(d.Reset),
-		CtxRetryAfter: res.RetryAfterSeconds(),
-		CtxDelayMs:    limiter.CeilMillis(d.Delay),
-		CtxFailOpen:   res.FailOpen,
-		CtxFailClosed: res.FailedClosed,
-		CtxShadow:     res.Shadow,
+	c := replyContext{
+		TenantID:   res.TenantID,
+		Rule:       res.Rule,
+		Limit:      d.Limit,
+		Remaining:  d.Remaining,
+		Reset:      limiter.CeilSeconds(d.Reset),
+		RetryAfter: res.RetryAfterSeconds(),
+		DelayMs:    limiter.CeilMillis(d.Delay),
+		FailOpen:   res.FailOpen,
+		FailClosed: res.FailedClosed,
+		Shadow:     res.Shadow,
 	}
-	if res.Reservation.ID != "" && res.Status == gate.Allowed {
-		ctx[CtxReservation] = res.Reservation.ID
+	if res.Status == gate.Allowed {
+		c.Reservation = res.Reservation.ID
+	}
+	return c
+}
+
+// contextOf returns the authorizer context of res as the map of aws-lambda-go's
+// response types: newReplyContext's members under the Ctx keys.
+func contextOf(res gate.Result) map[string]any {
+	c := newReplyContext(&res)
+	ctx := map[string]any{
+		CtxTenantID:   c.TenantID,
+		CtxRule:       c.Rule,
+		CtxLimit:      c.Limit,
+		CtxRemaining:  c.Remaining,
+		CtxReset:      c.Reset,
+		CtxRetryAfter: c.RetryAfter,
+		CtxDelayMs:    c.DelayMs,
+		CtxFailOpen:   c.FailOpen,
+		CtxFailClosed: c.FailClosed,
+		CtxShadow:     c.Shadow,
+	}
+	if c.Reservation != "" {
+		ctx[CtxReservation] = c.Reservation
 	}
 	return ctx
 }

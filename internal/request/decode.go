@@ -4,48 +4,66 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// eventMembers carries the members of every kind of authorizer event in one struct, so
-// that an event is decoded once, whatever its kind: aws-lambda-go's REST REQUEST event
-// (embedded), and the members of the HTTP API payload 2.0 event and of the TOKEN event
-// (events.APIGatewayCustomAuthorizerRequest) that it lacks.
+// eventMembers carries the members that edgelimit reads of every kind of authorizer
+// event, in one struct, so that an event is decoded once, whatever its kind: those of
+// aws-lambda-go's REST REQUEST event (events.APIGatewayCustomAuthorizerRequestTypeRequest),
+// of its HTTP API payload 2.0 event (events.APIGatewayV2CustomAuthorizerV2Request) and
+// of its TOKEN event (events.APIGatewayCustomAuthorizerRequest), under the same names.
+// encoding/json skips the members it lacks (the path, the query string and path
+// parameters, the stage variables, most of the request context) without building them.
 type eventMembers struct {
-	events.APIGatewayCustomAuthorizerRequestTypeRequest
-	Version            string `json:"version"`
-	RouteArn           string `json:"routeArn"`
-	RouteKey           string `json:"routeKey"`
-	AuthorizationToken string `json:"authorizationToken"`
-	// RequestContext shadows the embedded event's: it holds both kinds' contexts.
-	RequestContext eventContext `json:"requestContext"`
+	Type               string              `json:"type"`
+	Version            string              `json:"version"`
+	MethodArn          string              `json:"methodArn"`
+	RouteArn           string              `json:"routeArn"`
+	RouteKey           string              `json:"routeKey"`
+	AuthorizationToken string              `json:"authorizationToken"`
+	Resource           string              `json:"resource"`
+	HTTPMethod         string              `json:"httpMethod"`
+	Headers            map[string]string   `json:"headers"`
+	MultiValueHeaders  map[string][]string `json:"multiValueHeaders"`
+	RequestContext     eventContext        `json:"requestContext"`
 }
 
-// eventContext is the request context of either kind: the REST event's, and the HTTP
-// API's route key and http description.
+// eventContext is what edgelimit reads of the request context of either kind: the
+// REST event's, and the HTTP API's route key and http description.
 type eventContext struct {
-	events.APIGatewayCustomAuthorizerRequestTypeRequestContext
-	RouteKey string                                               `json:"routeKey"`
-	HTTP     events.APIGatewayV2HTTPRequestContextHTTPDescription `json:"http"`
+	RequestID    string `json:"requestId"`
+	ResourcePath string `json:"resourcePath"`
+	HTTPMethod   string `json:"httpMethod"`
+	Identity     struct {
+		SourceIP string `json:"sourceIp"`
+	} `json:"identity"`
+	RouteKey string `json:"routeKey"`
+	HTTP     struct {
+		Method   string `json:"method"`
+		SourceIP string `json:"sourceIp"`
+	} `json:"http"`
 }
 
 // DecodeAuthorizerEvent decodes the JSON of an authorizer event once, with
-// encoding/json, into aws-lambda-go's types; tells its kind from its type and version;
-// and returns what FromRESTAuthorizer, FromHTTPAuthorizer or FromTokenAuthorizer reads
-// of it. encoding/json's rules apply throughout: member names match whatever their
-// case, the last of a repeated member wins (two objects merge), null leaves a member as
-// it was (a map becomes nil), and a member of any kind's type that holds the wrong JSON
-// type is refused, whichever kind the event is.
+// encoding/json, into one struct of the members edgelimit reads of aws-lambda-go's
+// types; tells its kind from its type and version; and returns what
+// FromRESTAuthorizer, FromHTTPAuthorizer or FromTokenAuthorizer reads of the event
+// decoded into its own type. encoding/json's rules apply throughout: member names
+// match whatever their case, the last of a repeated member wins (two objects merge),
+// null leaves a member as it was (a map becomes nil), and a member that is read (of
+// any kind) holding the wrong JSON type is refused, whichever kind the event is.
+// Members that are not read are skipped, whatever they hold.
 //
-// Errors: a payload that is not JSON, or of the wrong types, "authorizer: malformed
-// event: ..." (naming the member, never its value); an event that is neither a REQUEST
-// nor a TOKEN authorizer event, or of a payload version other than 1.0 and 2.0, an
-// error that says so.
+// Errors: a payload that is not JSON, or whose members read are of the wrong types,
+// "authorizer: malformed event: ..." (naming the member, never its value); an event
+// that is neither a REQUEST nor a TOKEN authorizer event, or of a payload version other
+// than 1.0 and 2.0, an error that says so.
 func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, error) {
-	var w eventMembers
-	if err := json.Unmarshal(payload, &w); err != nil {
+	w := decodeTargets.Get().(*eventMembers)
+	defer release(w)
+	if err := json.Unmarshal(payload, w); err != nil {
 		return AuthorizerEvent{}, malformed(err)
 	}
 	kind, err := kindOf(w.Type, w.Version)
@@ -59,12 +77,36 @@ func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, e
 		return AuthorizerEvent{Kind: TokenEvent, Request: FromTokenAuthorizer(ev), MethodArn: w.MethodArn}, nil
 	case HTTPEvent:
 		ev := events.APIGatewayV2CustomAuthorizerV2Request{RouteArn: w.RouteArn, RouteKey: w.RouteKey, Headers: w.Headers}
-		ev.RequestContext.RouteKey, ev.RequestContext.HTTP = c.RouteKey, c.HTTP
+		ev.RequestContext.RouteKey = c.RouteKey
+		ev.RequestContext.HTTP.Method, ev.RequestContext.HTTP.SourceIP = c.HTTP.Method, c.HTTP.SourceIP
 		return AuthorizerEvent{Kind: HTTPEvent, Request: FromHTTPAuthorizer(ev, keyHeader),
 			RouteArn: w.RouteArn, RequestID: c.RequestID}, nil
 	}
-	ev := w.APIGatewayCustomAuthorizerRequestTypeRequest
-	ev.RequestContext = c.APIGatewayCustomAuthorizerRequestTypeRequestContext
+	return restEvent(w, keyHeader)
+}
+
+// decodeTargets holds the eventMembers DecodeAuthorizerEvent decodes into, between
+// decodes, so that a warm decode builds no new struct or header maps: encoding/json
+// decodes an object into the map a member already holds, which release empties.
+var decodeTargets = sync.Pool{New: func() any { return new(eventMembers) }}
+
+// release empties w, keeping its (emptied) maps, and puts it back in decodeTargets.
+// What was read of it (strings) is not in the maps' storage, and stays valid.
+func release(w *eventMembers) {
+	headers, multi := w.Headers, w.MultiValueHeaders
+	clear(headers)
+	clear(multi)
+	*w = eventMembers{Headers: headers, MultiValueHeaders: multi}
+	decodeTargets.Put(w)
+}
+
+// restEvent returns the AuthorizerEvent of w, a REST REQUEST event.
+func restEvent(w *eventMembers, keyHeader string) (AuthorizerEvent, error) {
+	ev := events.APIGatewayCustomAuthorizerRequestTypeRequest{Type: w.Type, MethodArn: w.MethodArn, Resource: w.Resource,
+		HTTPMethod: w.HTTPMethod, Headers: w.Headers, MultiValueHeaders: w.MultiValueHeaders}
+	c := &w.RequestContext
+	ev.RequestContext.RequestID, ev.RequestContext.ResourcePath, ev.RequestContext.HTTPMethod = c.RequestID, c.ResourcePath, c.HTTPMethod
+	ev.RequestContext.Identity.SourceIP = c.Identity.SourceIP
 	req, err := FromRESTAuthorizer(ev, keyHeader)
 	return AuthorizerEvent{Kind: RESTEvent, Request: req, MethodArn: w.MethodArn, RequestID: c.RequestID}, err
 }
@@ -89,20 +131,7 @@ func kindOf(typ, version string) (EventKind, error) {
 func malformed(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		return fmt.Errorf("authorizer: malformed event: %s has the wrong JSON type (%s)", memberPath(typeErr.Field), typeErr.Value)
+		return fmt.Errorf("authorizer: malformed event: %s has the wrong JSON type (%s)", typeErr.Field, typeErr.Value)
 	}
 	return fmt.Errorf("authorizer: malformed event: %w", err)
-}
-
-// memberPath is the JSON path of a decoded field, without the names of the embedded
-// aws-lambda-go types that encoding/json puts in it ("requestContext.identity.sourceIp").
-func memberPath(field string) string {
-	parts := strings.Split(field, ".")
-	out := parts[:0]
-	for _, p := range parts {
-		if p != "" && (p[0] < 'A' || p[0] > 'Z') {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, ".")
 }

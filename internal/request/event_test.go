@@ -171,11 +171,29 @@ func TestDecodeAuthorizerEventRefuses(t *testing.T) {
 			t.Errorf("%s: the reference accepts it", name)
 		}
 	}
-	// A member of the other kind's type is decoded too: of the wrong JSON type, it is
-	// refused, and the error names it, never its value.
-	_, err := request.DecodeAuthorizerEvent([]byte(`{"type": "REQUEST", "version": "2.0", "path": 1, "headers": {"x-api-key": "elk_secret"}}`), "x-api-key")
-	if err == nil || err.Error() != "authorizer: malformed event: path has the wrong JSON type (number)" {
-		t.Errorf("a member of the REST type in an HTTP event: %v", err)
+	// A member read of the other kind's type is decoded too: of the wrong JSON type, it
+	// is refused, and the error names it, never its value.
+	_, err := request.DecodeAuthorizerEvent([]byte(`{"type": "REQUEST", "version": "2.0", "authorizationToken": 1, "headers": {"x-api-key": "elk_secret"}}`), "x-api-key")
+	if err == nil || err.Error() != "authorizer: malformed event: authorizationToken has the wrong JSON type (number)" {
+		t.Errorf("a member of the TOKEN type in an HTTP event: %v", err)
+	}
+	_, err = request.DecodeAuthorizerEvent([]byte(`{"type": "REQUEST", "requestContext": {"identity": {"sourceIp": {"elk_secret": 1}}}}`), "x-api-key")
+	if err == nil || err.Error() != "authorizer: malformed event: requestContext.identity.sourceIp has the wrong JSON type (object)" {
+		t.Errorf("a nested member of the wrong type: %v", err)
+	}
+}
+
+// A member that is not read is skipped, whatever it holds: an event with one of the
+// wrong JSON type reads as the same event without it.
+func TestDecodeAuthorizerEventSkipsMembersNotRead(t *testing.T) {
+	for name, payload := range sampleEvents(t) {
+		want, werr := request.DecodeAuthorizerEvent(payload, "x-api-key")
+		edited := strings.Replace(string(payload), `{`, `{"path": 1, "queryStringParameters": [], "pathParameters": "x", "stageVariables": 2, "cookies": {},`, 1)
+		edited = strings.Replace(edited, `"requestContext": {`, `"requestContext": {"accountId": [], "stage": {}, "requestTimeEpoch": "x",`, 1)
+		got, err := request.DecodeAuthorizerEvent([]byte(edited), "x-api-key")
+		if err != nil || werr != nil || got != want {
+			t.Errorf("%s: got %+v (%v), want %+v (%v)", name, got, err, want, werr)
+		}
 	}
 }
 

@@ -36,12 +36,12 @@ var errNotFound = store.ErrNotFound
 // another.
 type configCache struct {
 	store         Tenants
-	plans         Plans                           // nil when the store keeps no plans
-	ttl, maxStale int64                           // microseconds; ttl < 0: no caching
-	keys          *lru.Cache[string, keyEntry]    // key records found, by hash
-	missing       *lru.Cache[string, int64]       // hashes not found -> when loaded
-	tenants       *lru.Cache[string, tenantEntry] // by id, found or not
-	planCache     *lru.Cache[string, planEntry]   // by id, found or not
+	plans         Plans                            // nil when the store keeps no plans
+	ttl, maxStale int64                            // microseconds; ttl < 0: no caching
+	keys          *lru.Cache[string, keyEntry]     // key records found, by hash
+	missing       *lru.Cache[string, int64]        // hashes not found -> when loaded
+	tenants       *lru.Cache[string, *tenantEntry] // by id, found or not; never changed once added
+	planCache     *lru.Cache[string, planEntry]    // by id, found or not
 	keySets       *lru.Cache[keySetsKey, *tenant.Sets]
 	flight        singleflight.Group // misses in progress, by "k"+hash, "t"+id or "p"+id
 }
@@ -100,7 +100,7 @@ func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCa
 	if c.missing, err = lru.New[string, int64](max); err != nil {
 		return nil, err
 	}
-	if c.tenants, err = lru.New[string, tenantEntry](max); err != nil {
+	if c.tenants, err = lru.New[string, *tenantEntry](max); err != nil {
 		return nil, err
 	}
 	if c.planCache, err = lru.New[string, planEntry](max); err != nil {
@@ -206,12 +206,12 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 	if err != nil {
 		return nil, err
 	}
-	return c.onPlan(ctx, id, *v.(*tenantEntry), now, calls)
+	return c.onPlan(ctx, id, v.(*tenantEntry), now, calls)
 }
 
 // onPlan returns e, compiled again with its plan when the plan cache holds the plan at
-// another version than e's rules were compiled with.
-func (c *configCache) onPlan(ctx context.Context, id string, e tenantEntry, now int64, calls *int) (*tenantEntry, error) {
+// another version than e's rules were compiled with (a new entry: e is not changed).
+func (c *configCache) onPlan(ctx context.Context, id string, e *tenantEntry, now int64, calls *int) (*tenantEntry, error) {
 	if !e.found || e.t.Plan == "" {
 		return e.result()
 	}
@@ -220,7 +220,7 @@ func (c *configCache) onPlan(ctx context.Context, id string, e tenantEntry, now 
 		return nil, err
 	}
 	if samePlan(e.plan, p) {
-		return &e, nil
+		return e, nil
 	}
 	next, err := build(e.t, p, now)
 	if err != nil {
@@ -228,14 +228,14 @@ func (c *configCache) onPlan(ctx context.Context, id string, e tenantEntry, now 
 	}
 	next.loaded = e.loaded // the tenant's TTL runs on
 	if c.ttl >= 0 {
-		c.tenants.Add(id, next)
+		c.tenants.Add(id, &next)
 	}
 	return &next, nil
 }
 
 // loadedTenant caches and returns what a load of tenant id at now answered (t, or
 // err), prev being its cache entry when ok.
-func (c *configCache) loadedTenant(ctx context.Context, id string, prev tenantEntry, ok bool, t tenant.Tenant, err error, now int64, calls *int) (*tenantEntry, error) {
+func (c *configCache) loadedTenant(ctx context.Context, id string, prev *tenantEntry, ok bool, t tenant.Tenant, err error, now int64, calls *int) (*tenantEntry, error) {
 	var e tenantEntry
 	switch {
 	case err == nil:
@@ -252,7 +252,7 @@ func (c *configCache) loadedTenant(ctx context.Context, id string, prev tenantEn
 		return nil, err
 	}
 	if c.ttl >= 0 {
-		c.tenants.Add(id, e)
+		c.tenants.Add(id, &e)
 	}
 	return e.result()
 }
@@ -260,8 +260,8 @@ func (c *configCache) loadedTenant(ctx context.Context, id string, prev tenantEn
 // compile builds the entry of t with its plan, reusing prev's compiled rules when t is
 // the same creation of the tenant at the same version and generation, on the same
 // plan version (a tenant created again starts at version 1 again, with other rules
-// maybe), and no override of prev has ended.
-func (c *configCache) compile(ctx context.Context, t tenant.Tenant, prev tenantEntry, hadPrev bool, now int64, calls *int) (tenantEntry, error) {
+// maybe), and no override of prev has ended. prev, nil when !hadPrev, is not changed.
+func (c *configCache) compile(ctx context.Context, t tenant.Tenant, prev *tenantEntry, hadPrev bool, now int64, calls *int) (tenantEntry, error) {
 	var p *tenant.Plan
 	if t.Plan != "" {
 		var err error
@@ -271,8 +271,9 @@ func (c *configCache) compile(ctx context.Context, t tenant.Tenant, prev tenantE
 	}
 	if hadPrev && prev.found && prev.t.Version == t.Version && prev.t.Generation == t.Generation &&
 		prev.t.CreationID == t.CreationID && samePlan(prev.plan, p) && now < prev.t.OverridesEnd(prev.loaded) {
-		prev.loaded, prev.until = now, min(windowsEnd(prev.sets, now), prev.t.OverridesEnd(now))
-		return prev, nil
+		next := *prev
+		next.loaded, next.until = now, min(windowsEnd(prev.sets, now), prev.t.OverridesEnd(now))
+		return next, nil
 	}
 	return build(t, p, now)
 }
@@ -403,9 +404,9 @@ func windowsEnd(sets *tenant.Sets, now int64) int64 {
 	return end
 }
 
-func (e tenantEntry) result() (*tenantEntry, error) {
+func (e *tenantEntry) result() (*tenantEntry, error) {
 	if !e.found {
 		return nil, errNotFound
 	}
-	return &e, nil
+	return e, nil
 }

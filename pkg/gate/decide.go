@@ -36,23 +36,19 @@ func (g *Gate) decide(ctx context.Context, cost int64, who caller, res *Result) 
 	return g.decideChecks(ctx, cost, who, res)
 }
 
-// decideChecks decides every check of res in one store call, run apart from the
-// request (decideApart): the fail mode answers when ctx's budget runs out first.
+// decideChecks decides every check of res in one store call (storeDecide): the fail
+// mode answers when ctx's budget runs out first.
 func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Result) error {
-	c := newStoreCall(len(res.Checks), res.Now, cost)
-	c.due, _ = ctx.Deadline()
-	for i, ch := range res.Checks {
-		c.cs[i] = store.Counter{Key: ch.Key, Set: ch.Set}
-	}
 	start := time.Now()
-	ok := g.decideApart(ctx, c)
+	all, ok, err := g.storeDecide(ctx, res, cost)
 	res.StoreCalls++
 	res.StoreLatency += time.Since(start)
 	if !ok {
 		g.failWith(res, who.tenant.t.FailMode, "counter store: "+ctx.Err().Error())
 		return nil
 	}
-	n, outs, err := c.n, c.outs[:c.n], c.err
+	n := len(res.Checks)
+	outs := all[:n]
 	if err != nil {
 		var ce *limiter.CostError
 		if errors.As(err, &ce) {

@@ -117,7 +117,8 @@
 // (the budget plus LateReplyBound): a reply after the budget that allowed is refunded
 // at once through the store's store.Settler, so a request the fail mode answered ends
 // up counting nothing (on a store without Settler, or after the second deadline, a late
-// reply stands as counted).
+// reply stands as counted). A store that cannot be late (InProcess: the memory store)
+// is called on the request's goroutine, under the budget, with none of that.
 //
 // Either way nothing stays counted, and the Result does not pretend otherwise: no Set and
 // no Rule, Decision.Rule -1, Limit and Remaining 0. Callers mark such answers (the

@@ -15,6 +15,53 @@ import (
 // nothing; a later one is abandoned, and what it counted stands.
 const LateReplyBound = 2 * time.Second
 
+// InProcess is the capability of a store.Counters whose Decide runs in the process,
+// without I/O, and so cannot reply after the latency budget (pkg/store/memory): the
+// gate calls its Decide on the request's goroutine, under the request's context,
+// without the goroutine, second deadline and refund of a store that may reply late.
+type InProcess interface {
+	store.Counters
+	// InProcess marks the capability; it does nothing.
+	InProcess()
+}
+
+// storeDecide decides the checks of res in one store call at cost: on the caller's
+// goroutine for an InProcess store (decideHere), else apart from the request
+// (decideApart). ok is false when the budget ran out first.
+func (g *Gate) storeDecide(ctx context.Context, res *Result, cost int64) (outs [store.MaxCounters]limiter.Decision, ok bool, err error) {
+	if s, in := g.counters.(InProcess); in {
+		outs, err = decideHere(ctx, s, res, cost)
+		return outs, true, err
+	}
+	c := newStoreCall(len(res.Checks), res.Now, cost)
+	c.due, _ = ctx.Deadline()
+	for i, ch := range res.Checks {
+		c.cs[i] = store.Counter{Key: ch.Key, Set: ch.Set}
+	}
+	if !g.decideApart(ctx, c) {
+		return outs, false, nil
+	}
+	return c.outs, true, c.err
+}
+
+// decideHere decides the checks of res on s at cost, on the caller's goroutine: one
+// check through store.DecideOne, which allocates nothing on the memory store.
+func decideHere(ctx context.Context, s store.Counters, res *Result, cost int64) (outs [store.MaxCounters]limiter.Decision, err error) {
+	if len(res.Checks) == 1 {
+		c := res.Checks[0]
+		outs[0], err = store.DecideOne(ctx, s, c.Key, c.Set, res.Now, cost)
+		return outs, err
+	}
+	cs := make([]store.Counter, len(res.Checks))
+	for i, ch := range res.Checks {
+		cs[i] = store.Counter{Key: ch.Key, Set: ch.Set}
+	}
+	got := make([]limiter.Decision, len(cs))
+	err = s.Decide(ctx, cs, res.Now, cost, got)
+	copy(outs[:], got)
+	return outs, err
+}
+
 // storeCall is one Decide run apart from the request that started it: it holds copies
 // of the counters and its own outcomes, and nothing of the request, so that it can
 // finish after the request was answered.

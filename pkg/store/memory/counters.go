@@ -45,6 +45,11 @@ func NewCounters(cfg CountersConfig) *Counters {
 	return s
 }
 
+// InProcess marks the capability of a store whose Decide runs in the process and
+// cannot reply after a latency budget (gate.InProcess): the gate decides on the
+// request's goroutine.
+func (*Counters) InProcess() {}
+
 // hash is key's hash: it chooses the shard and is the key of the shard's table.
 func (s *Counters) hash(key string) uint64 { return maphash.String(s.seed, key) & s.mask }
 
