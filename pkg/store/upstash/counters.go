@@ -2,11 +2,9 @@ package upstash
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/upstashrest"
@@ -27,14 +25,14 @@ type CountersConfig struct {
 // Counters is the store.Counters over Upstash Redis: one EVALSHA of decide.lua per
 // decision, over every counter of the request. Create it with NewCounters.
 type Counters struct {
-	client   *upstashrest.Client
-	script   *luascript.Script
-	marginMS int64
+	client *upstashrest.Client
+	script *luascript.Script
+	margin time.Duration
 }
 
 // NewCounters returns a Counters that sends its commands through client.
 func NewCounters(client *upstashrest.Client, cfg CountersConfig) *Counters {
-	return &Counters{client: client, script: luascript.DecideScript(), marginMS: luascript.MarginMS(cfg.TTLMargin)}
+	return &Counters{client: client, script: luascript.DecideScript(), margin: cfg.TTLMargin}
 }
 
 // Decide decides a request of cost against the counters of cs at now, all of them in
@@ -44,8 +42,7 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 	if err := store.CheckCounters(cs, now, cost, outs); err != nil {
 		return err
 	}
-	var buf [replyInts]int64
-	ints, err := s.eval(ctx, cs, now, cost, true, buf[:0])
+	ints, err := s.eval(ctx, cs, now, cost, true)
 	if err == nil {
 		err = luascript.ReadDecisions(ints, cs, outs)
 	}
@@ -63,8 +60,7 @@ func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now i
 		return limiter.Decision{}, err
 	}
 	cs := [1]store.Counter{{Key: key, Set: set}}
-	var ibuf [replyInts]int64
-	ints, err := s.eval(ctx, cs[:], now, 1, false, ibuf[:0])
+	ints, err := s.eval(ctx, cs[:], now, 1, false)
 	var buf [limiter.MaxRules]limiter.Outcome
 	if err == nil {
 		err = luascript.ReadOutcomes(ints, buf[:set.Len()])
@@ -108,65 +104,16 @@ func (s *Counters) Reset(ctx context.Context, key string) error {
 	return nil
 }
 
-// replyInts is the most integers decide.lua answers: 5 per rule of every counter.
-const replyInts = 5 * limiter.MaxRules * store.MaxCounters
-
-// eval runs decide.lua over cs and appends its reply to ints: 5 integers per rule,
-// counter after counter, checked for their number.
-func (s *Counters) eval(ctx context.Context, cs []store.Counter, now, cost int64, consume bool, ints []int64) ([]int64, error) {
-	a := restArgsPool.Get().(*restArgs)
-	a.reset()
-	luascript.LayoutArgs(a, cs, now, cost, consume, s.marginMS)
-	reply, err := s.client.EvalArgs(ctx, s.script, &a.keys, &a.args)
-	restArgsPool.Put(a)
+// eval runs decide.lua over cs and returns its reply, the integers that
+// luascript.ReadDecisions and luascript.ReadOutcomes check.
+func (s *Counters) eval(ctx context.Context, cs []store.Counter, now, cost int64, consume bool) ([]int64, error) {
+	keys, args := luascript.DecideArgs(cs, now, cost, consume, s.margin)
+	reply, err := s.client.Eval(ctx, s.script, keys, args...)
 	if err != nil {
 		return nil, err
 	}
-	elems, err := reply.Array()
-	if err != nil {
-		return nil, err
-	}
-	for i, e := range elems {
-		n, err := e.Int64()
-		if err != nil {
-			return nil, fmt.Errorf("element %d: %w", i, err)
-		}
-		ints = append(ints, n)
-	}
-	rules := 0
-	for _, c := range cs {
-		rules += c.Set.Len()
-	}
-	if len(ints) != 5*rules {
-		return nil, fmt.Errorf("%w: %d integers for %d rules of %d counters", luascript.ErrMalformedReply, len(ints), rules, len(cs))
-	}
-	return ints, nil
+	return reply.Int64s()
 }
-
-// restArgs is the luascript.ArgSink of eval: the REST client's encoded arguments, reused
-// through restArgsPool.
-type restArgs struct {
-	keys, args upstashrest.Args
-	name       []byte // a key's name being built
-}
-
-var restArgsPool = sync.Pool{New: func() any { return new(restArgs) }}
-
-func (a *restArgs) reset() { a.keys.Reset(); a.args.Reset() }
-
-func (a *restArgs) HashKey(key string) {
-	a.name = luascript.AppendHashKey(a.name[:0], key)
-	a.keys.AppendBytes(a.name)
-}
-
-func (a *restArgs) LogKey(key, id string) int {
-	a.name = luascript.AppendLogKey(a.name[:0], key, id)
-	a.keys.AppendBytes(a.name)
-	return a.keys.Len()
-}
-
-func (a *restArgs) Int(n int64)  { a.args.AppendInt(n) }
-func (a *restArgs) Str(s string) { a.args.AppendString(s) }
 
 // counterKeys quotes the keys of cs for an error message.
 func counterKeys(cs []store.Counter) string {

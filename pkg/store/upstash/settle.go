@@ -3,7 +3,6 @@ package upstash
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
@@ -20,7 +19,7 @@ func (s *Counters) Settle(ctx context.Context, cs []store.Counter, st store.Sett
 	if run, err := luascript.SettleNeeded(cs, st); !run {
 		return false, err
 	}
-	keys, args := luascript.SettleArgs(cs, st, time.Duration(s.marginMS)*time.Millisecond)
+	keys, args := luascript.SettleArgs(cs, st, s.margin)
 	reply, err := s.client.Eval(ctx, luascript.SettleScript(), keys, args...)
 	if err == nil {
 		var answer int64
