@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// The environment variables Upstash users know, read by ConfigFromEnv.
+// The environment variables Upstash users know, as the Upstash console names them.
 const (
 	EnvURL   = "UPSTASH_REDIS_REST_URL"
 	EnvToken = "UPSTASH_REDIS_REST_TOKEN"
@@ -82,29 +81,6 @@ type Config struct {
 	// false: a Lambda function runs one invocation at a time, so nothing would share
 	// a request.
 	Pipelining bool
-}
-
-// ConfigFromEnv returns a Config with URL and Token read from
-// UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, checked as NewClient
-// checks them. Other fields keep their defaults.
-func ConfigFromEnv() (Config, error) {
-	cfg := Config{
-		URL:   strings.TrimSpace(os.Getenv(EnvURL)),
-		Token: strings.TrimSpace(os.Getenv(EnvToken)),
-	}
-	if cfg.URL == "" {
-		return Config{}, fmt.Errorf("upstash: %s is not set: copy the REST URL from the Upstash console", EnvURL)
-	}
-	if cfg.Token == "" {
-		return Config{}, fmt.Errorf("upstash: %s is not set: copy the REST token from the Upstash console", EnvToken)
-	}
-	if _, err := parseURL(cfg.URL); err != nil {
-		return Config{}, fmt.Errorf("upstash: %s: %w", EnvURL, err)
-	}
-	if err := checkToken(cfg.Token); err != nil {
-		return Config{}, fmt.Errorf("upstash: %s: %w", EnvToken, err)
-	}
-	return cfg, nil
 }
 
 // Client sends commands to the Upstash REST API. It is safe for concurrent use.

@@ -54,6 +54,5 @@
 // line of at most 200 bytes; any other body of an error status (a proxy's page, a
 // bare text) is not the server's message and is given by its length only.
 //
-// Configure with ConfigFromEnv (UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN)
-// and NewClient. Timeouts come from the context of each call.
+// Configure with a Config and NewClient. Timeouts come from the context of each call.
 package upstashrest

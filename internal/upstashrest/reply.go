@@ -67,15 +67,6 @@ func (r Reply) String() (string, error) {
 	return r.s, nil
 }
 
-// Bytes returns a string reply as a new byte slice.
-func (r Reply) Bytes() ([]byte, error) {
-	s, err := r.String()
-	if err != nil {
-		return nil, err
-	}
-	return []byte(s), nil
-}
-
 // Array returns the elements of an array reply. The slice is shared: do not modify it.
 func (r Reply) Array() ([]Reply, error) {
 	if r.kind != KindArray {
