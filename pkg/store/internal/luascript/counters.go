@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -175,17 +174,4 @@ func outcomeFault(v []int64) string {
 		return "retry after disagrees with allowed"
 	}
 	return ""
-}
-
-// ResetKeys returns the keys to delete to forget key's state, given the field names
-// of its hash (HKEYS HashKey(key)): the hash, and the sorted set of each sliding_log
-// rule, which the hash names in a "<state id>|z" field.
-func ResetKeys(key string, fields []string) []string {
-	keys := []string{HashKey(key)}
-	for _, f := range fields {
-		if id, ok := strings.CutSuffix(f, "|z"); ok {
-			keys = append(keys, LogKey(key, id))
-		}
-	}
-	return keys
 }

@@ -77,7 +77,7 @@ func (s *Tenants) fail(what string, err error) error {
 }
 
 // run runs a script and returns the error its answer means (Outcome).
-func (s *Tenants) run(ctx context.Context, script *Script, keys []string, args ...string) error {
+func (s *Tenants) run(ctx context.Context, script *Script, keys []string, args ...any) error {
 	answer, err := s.c.Eval(ctx, script, keys, args...)
 	if err != nil {
 		return err
