@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -158,7 +157,7 @@ func TestRepliesDecode(t *testing.T) {
 	}
 }
 
-func fmtReply(r upstashrest.Reply) string { return fmt.Sprintf("%v", r) }
+func fmtReply(r upstashrest.Reply) string { return upstashrest.FormatReply(r) }
 
 func TestReplyAccessorsReturnErrorsOnMismatch(t *testing.T) {
 	c := newFake(t, reply(200, `{"result":["`+b64("12")+`",7,null]}`)).client(t, upstashrest.Config{})
