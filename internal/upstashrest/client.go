@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -101,9 +100,7 @@ type Client struct {
 	noSync     bool
 	pipe       *pipeliner // nil: no pipelining
 	requests   atomic.Int64
-
-	syncMu    sync.Mutex
-	syncToken []byte // the last upstash-sync-token received
+	syncToken  atomic.Pointer[string] // the last upstash-sync-token received
 }
 
 // NewClient checks cfg and returns a Client. It makes no request.

@@ -45,12 +45,8 @@ func (c *Client) postHTTP(ctx context.Context, auth, path string, body []byte) (
 	req.Header.Set("Authorization", auth)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(headerEncoding, "base64")
-	if !c.noSync {
-		c.syncMu.Lock()
-		if len(c.syncToken) > 0 {
-			req.Header.Set(headerSyncToken, string(c.syncToken))
-		}
-		c.syncMu.Unlock()
+	if tok := c.syncToken.Load(); tok != nil && !c.noSync {
+		req.Header.Set(headerSyncToken, *tok)
 	}
 	c.requests.Add(1)
 	resp, err := c.http.Do(req)
@@ -70,9 +66,7 @@ func (c *Client) keepSyncToken(tok string) {
 	if tok == "" || c.noSync || !printable(tok) {
 		return
 	}
-	c.syncMu.Lock()
-	c.syncToken = append(c.syncToken[:0], tok...)
-	c.syncMu.Unlock()
+	c.syncToken.Store(&tok)
 }
 
 // printable reports whether s holds only printable ASCII, safe to send in a header.
