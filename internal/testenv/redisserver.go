@@ -1,18 +1,17 @@
 package testenv
 
 import (
-	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // RedisServer is a redis-server of the test's own, on a free loopback port, for what
@@ -46,8 +45,8 @@ func StartRedisServer(tb testing.TB, cfg RedisServerConfig) *RedisServer {
 		tb.Fatalf("redis-server is not on PATH: %v", err)
 	}
 	s := &RedisServer{tb: tb, Password: cfg.Password, log: &Buffer{}}
-	s.Addr = "127.0.0.1:" + freePort(tb)
-	port := s.Addr[strings.LastIndex(s.Addr, ":")+1:]
+	s.Addr = freeAddr(tb)
+	_, port, _ := net.SplitHostPort(s.Addr)
 	s.args = []string{"--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", tb.TempDir()}
 	if cfg.TLS {
 		s.TLS = NewTLSFiles(tb, "127.0.0.1", "localhost")
@@ -63,16 +62,6 @@ func StartRedisServer(tb testing.TB, cfg RedisServerConfig) *RedisServer {
 	tb.Cleanup(s.Stop)
 	s.Start()
 	return s
-}
-
-// freePort returns a loopback port nothing listened on a moment ago.
-func freePort(tb testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
 }
 
 // Start starts the server (again, after Stop, on the same port) and waits until it
@@ -107,35 +96,16 @@ func (s *RedisServer) Stop() {
 	s.cmd = nil
 }
 
-// ping sends AUTH (with a password) and PING on a new connection.
+// ping sends PING (after AUTH, with a password) on a new connection.
 func (s *RedisServer) ping() error {
-	conn, err := net.DialTimeout("tcp", s.Addr, time.Second)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(time.Second))
+	opt := &redis.Options{Addr: s.Addr, Password: s.Password, MaxRetries: -1, DisableIdentity: true,
+		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second}
 	if s.TLS != nil {
-		conn = tls.Client(conn, &tls.Config{RootCAs: s.TLS.Pool(s.tb), ServerName: "127.0.0.1"})
+		opt.TLSConfig = &tls.Config{RootCAs: s.TLS.Pool(s.tb), ServerName: "127.0.0.1"}
 	}
-	cmds := "PING\r\n"
-	if s.Password != "" {
-		cmds = "AUTH " + s.Password + "\r\n" + cmds
-	}
-	if _, err := io.WriteString(conn, cmds); err != nil {
-		return err
-	}
-	r := bufio.NewReader(conn)
-	for range strings.Count(cmds, "\r\n") {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return err
-		}
-		if !strings.HasPrefix(line, "+") {
-			return fmt.Errorf("reply %q", line)
-		}
-	}
-	return nil
+	c := redis.NewClient(opt)
+	defer c.Close()
+	return c.Ping(context.Background()).Err()
 }
 
 // TLSFiles are a throwaway CA and a server certificate it signed, as PEM files.

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// The environment variables Upstash users know, read by ConfigFromEnv.
+// The environment variables Upstash users know, as the Upstash console names them.
 const (
 	EnvURL   = "UPSTASH_REDIS_REST_URL"
 	EnvToken = "UPSTASH_REDIS_REST_TOKEN"
@@ -84,29 +82,6 @@ type Config struct {
 	Pipelining bool
 }
 
-// ConfigFromEnv returns a Config with URL and Token read from
-// UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, checked as NewClient
-// checks them. Other fields keep their defaults.
-func ConfigFromEnv() (Config, error) {
-	cfg := Config{
-		URL:   strings.TrimSpace(os.Getenv(EnvURL)),
-		Token: strings.TrimSpace(os.Getenv(EnvToken)),
-	}
-	if cfg.URL == "" {
-		return Config{}, fmt.Errorf("upstash: %s is not set: copy the REST URL from the Upstash console", EnvURL)
-	}
-	if cfg.Token == "" {
-		return Config{}, fmt.Errorf("upstash: %s is not set: copy the REST token from the Upstash console", EnvToken)
-	}
-	if _, err := parseURL(cfg.URL); err != nil {
-		return Config{}, fmt.Errorf("upstash: %s: %w", EnvURL, err)
-	}
-	if err := checkToken(cfg.Token); err != nil {
-		return Config{}, fmt.Errorf("upstash: %s: %w", EnvToken, err)
-	}
-	return cfg, nil
-}
-
 // Client sends commands to the Upstash REST API. It is safe for concurrent use.
 //
 // Each method call is exactly one HTTP request (Eval: two when the server's script
@@ -125,9 +100,7 @@ type Client struct {
 	noSync     bool
 	pipe       *pipeliner // nil: no pipelining
 	requests   atomic.Int64
-
-	syncMu    sync.Mutex
-	syncToken []byte // the last upstash-sync-token received
+	syncToken  atomic.Pointer[string] // the last upstash-sync-token received
 }
 
 // NewClient checks cfg and returns a Client. It makes no request.
@@ -200,33 +173,30 @@ func checkToken(token string) error {
 // With Config.Pipelining, a call made while requests are in flight waits to go with
 // the others in one /pipeline request.
 func (c *Client) Do(ctx context.Context, args ...any) (Reply, error) {
-	b := getBuffer()
-	defer putBuffer(b)
-	var err error
-	if b.data, err = appendCommand(b.data[:0], args); err != nil {
+	cmd, err := command(args)
+	if err != nil {
 		return Reply{}, fmt.Errorf("upstash: %w", err)
 	}
-	return c.do(ctx, commandName(args), b.data)
+	return c.do(ctx, cmd)
 }
 
-// do sends cmd, one encoded command named name: alone, or with Config.Pipelining
-// with the commands of concurrent calls.
-func (c *Client) do(ctx context.Context, name string, cmd []byte) (Reply, error) {
+// do sends cmd: alone, or with Config.Pipelining with the commands of concurrent
+// calls.
+func (c *Client) do(ctx context.Context, cmd []string) (Reply, error) {
 	if c.pipe != nil {
-		return c.pipe.do(ctx, name, cmd)
+		return c.pipe.do(ctx, cmd)
 	}
-	return c.send(ctx, name, cmd)
+	return c.send(ctx, cmd)
 }
 
-// send sends one encoded command in a request of its own.
-func (c *Client) send(ctx context.Context, name string, cmd []byte) (Reply, error) {
-	rb := getBuffer()
-	defer putBuffer(rb)
-	status, err := c.post(ctx, "", name, cmd, rb)
+// send sends one command in a request of its own.
+func (c *Client) send(ctx context.Context, cmd []string) (Reply, error) {
+	name := commandName(cmd)
+	status, body, err := c.post(ctx, "", name, cmd)
 	if err != nil {
 		return Reply{}, err
 	}
-	return decodeReply(status, rb.data, name)
+	return decodeReply(status, body, name)
 }
 
 // Pipeline sends the commands in one request to /pipeline and returns one Result
@@ -244,38 +214,32 @@ func (c *Client) MultiExec(ctx context.Context, cmds [][]any) ([]Result, error) 
 	return c.batch(ctx, "/multi-exec", cmds)
 }
 
-func (c *Client) batch(ctx context.Context, path string, cmds [][]any) ([]Result, error) {
-	if len(cmds) == 0 {
+func (c *Client) batch(ctx context.Context, path string, args [][]any) ([]Result, error) {
+	if len(args) == 0 {
 		return nil, fmt.Errorf("upstash: %s: no commands", path)
 	}
-	b := getBuffer()
-	defer putBuffer(b)
-	var err error
-	if b.data, err = appendBatch(b.data[:0], cmds); err != nil {
-		return nil, fmt.Errorf("upstash: %s: %w", path, err)
+	cmds := make([][]string, len(args))
+	for i, a := range args {
+		var err error
+		if cmds[i], err = command(a); err != nil {
+			return nil, fmt.Errorf("upstash: %s: command %d: %w", path, i, err)
+		}
 	}
-	results, err := c.postBatch(ctx, path, b.data, len(cmds))
-	for i := range results {
-		nameError(results[i].Err, commandName(cmds[i]))
-	}
-	return results, err
+	return c.postBatch(ctx, path, cmds)
 }
 
-// postBatch sends body, n encoded commands, to path and returns their Results, whose
-// CommandErrors the caller names (nameError).
-func (c *Client) postBatch(ctx context.Context, path string, body []byte, n int) ([]Result, error) {
-	rb := getBuffer()
-	defer putBuffer(rb)
-	status, err := c.post(ctx, path, path[1:], body, rb)
+// postBatch sends cmds to path and returns their Results, each CommandError naming
+// its command.
+func (c *Client) postBatch(ctx context.Context, path string, cmds [][]string) ([]Result, error) {
+	status, body, err := c.post(ctx, path, path[1:], cmds)
 	if err != nil {
 		return nil, err
 	}
-	return decodeBatch(status, rb.data, path, n)
-}
-
-// nameError sets the Command of err, a batch item's error, when it is a *CommandError.
-func nameError(err error, name string) {
-	if ce, ok := err.(*CommandError); ok {
-		ce.Command = name
+	results, err := decodeBatch(status, body, path, len(cmds))
+	for i := range results {
+		if ce, ok := results[i].Err.(*CommandError); ok {
+			ce.Command = commandName(cmds[i])
+		}
 	}
+	return results, err
 }

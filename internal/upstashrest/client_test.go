@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -158,7 +157,7 @@ func TestRepliesDecode(t *testing.T) {
 	}
 }
 
-func fmtReply(r upstashrest.Reply) string { return fmt.Sprintf("%v", r) }
+func fmtReply(r upstashrest.Reply) string { return upstashrest.FormatReply(r) }
 
 func TestReplyAccessorsReturnErrorsOnMismatch(t *testing.T) {
 	c := newFake(t, reply(200, `{"result":["`+b64("12")+`",7,null]}`)).client(t, upstashrest.Config{})
@@ -529,27 +528,22 @@ func TestEvalReturnsOtherErrorsWithoutFallback(t *testing.T) {
 	}
 }
 
-func TestConfigFromEnv(t *testing.T) {
+// NewClient refuses a URL that is not the REST URL and a token that cannot be sent.
+func TestNewClientChecksTheURLAndToken(t *testing.T) {
 	tests := []struct {
 		name, url, token, wantErr string
 	}{
 		{"ok", "https://eu1-x.upstash.io", "AXXX", ""},
-		{"no url", "", "AXXX", "UPSTASH_REDIS_REST_URL is not set"},
-		{"no token", "https://eu1-x.upstash.io", "", "UPSTASH_REDIS_REST_TOKEN is not set"},
+		{"no token", "https://eu1-x.upstash.io", "", "token: empty"},
 		{"redis url", "rediss://default:pw@eu1-x.upstash.io:6379", "AXXX", "must start with https://"},
 		{"no scheme", "eu1-x.upstash.io", "AXXX", "must start with https://"},
 		{"token with a space", "https://eu1-x.upstash.io", "AX XX", "whitespace"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(upstashrest.EnvURL, tt.url)
-			t.Setenv(upstashrest.EnvToken, tt.token)
-			cfg, err := upstashrest.ConfigFromEnv()
+			_, err := upstashrest.NewClient(upstashrest.Config{URL: tt.url, Token: tt.token})
 			if tt.wantErr == "" {
-				if err != nil || cfg.URL != tt.url || cfg.Token != tt.token {
-					t.Fatalf("ConfigFromEnv() = %+v, %v", cfg, err)
-				}
-				if _, err := upstashrest.NewClient(cfg); err != nil {
+				if err != nil {
 					t.Fatal(err)
 				}
 				return

@@ -15,11 +15,9 @@
 // when the server offers it over TLS, TLS 1.2 or later, the environment's proxy
 // (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), a connection the server closed while idle found
 // and left, and each call's deadline on its own request alone (a connection does not
-// keep the last call's deadline). What we write is the protocol: the encoding of
-// commands into pooled buffers (Args and EvalArgs spare a hot path the boxing of Do's
-// ...any), and the reading of replies, decoded by encoding/json, into Replies. The
-// client has no allocation goal: a decision's round trip takes milliseconds over the
-// network.
+// keep the last call's deadline). What we write is the protocol: commands as arrays
+// of strings and replies as Replies, both through encoding/json. The client has no
+// allocation goal: a decision's round trip takes milliseconds over the network.
 //
 // No command that may have run is sent twice. net/http sends a POST again only when
 // the connection it chose failed with nothing written (it needs the request's
@@ -56,6 +54,5 @@
 // line of at most 200 bytes; any other body of an error status (a proxy's page, a
 // bare text) is not the server's message and is given by its length only.
 //
-// Configure with ConfigFromEnv (UPSTASH_REDIS_REST_URL, UPSTASH_REDIS_REST_TOKEN)
-// and NewClient. Timeouts come from the context of each call.
+// Configure with a Config and NewClient. Timeouts come from the context of each call.
 package upstashrest

@@ -19,33 +19,18 @@ type Script interface {
 // cold. The fallback is not a retry: NOSCRIPT means the script did not run. The
 // text and SHA follow Config.KeyLocking. Arguments are encoded as Do's.
 func (c *Client) Eval(ctx context.Context, s Script, keys []string, args ...any) (Reply, error) {
-	var k, a Args
-	for _, key := range keys {
-		k.AppendString(key)
+	head := []any{"EVALSHA", s.SHA1(c.keyLocking), len(keys)}
+	for _, k := range keys {
+		head = append(head, k)
 	}
-	for _, arg := range args {
-		a.appendAny(arg)
+	cmd, err := command(append(head, args...))
+	if err != nil {
+		return Reply{}, fmt.Errorf("upstash: %w", err)
 	}
-	return c.EvalArgs(ctx, s, &k, &a)
-}
-
-// EvalArgs is Eval with its keys and arguments already encoded: the way to run a
-// script on a hot path without an allocation per argument.
-func (c *Client) EvalArgs(ctx context.Context, s Script, keys, args *Args) (Reply, error) {
-	if keys.err != nil {
-		return Reply{}, fmt.Errorf("upstash: EVALSHA key %w", keys.err)
-	}
-	if args.err != nil {
-		return Reply{}, fmt.Errorf("upstash: EVALSHA argument %w", args.err)
-	}
-	sha, text := s.SHA1(c.keyLocking), s.Text(c.keyLocking)
-	b := getBuffer()
-	defer putBuffer(b)
-	b.data = appendEval(b.data[:0], "EVALSHA", sha, keys, args)
-	r, err := c.do(ctx, "EVALSHA", b.data)
+	r, err := c.do(ctx, cmd)
 	if !IsNoScript(err) {
 		return r, err
 	}
-	b.data = appendEval(b.data[:0], "EVAL", text, keys, args)
-	return c.do(ctx, "EVAL", b.data)
+	cmd[0], cmd[1] = "EVAL", s.Text(c.keyLocking)
+	return c.do(ctx, cmd)
 }

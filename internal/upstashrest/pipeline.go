@@ -24,8 +24,7 @@ type pipeliner struct {
 // call is one command waiting for its reply.
 type call struct {
 	ctx   context.Context
-	name  string  // the command's, for errors
-	cmd   *buffer // the encoded command, the call's own copy until it is sent
+	cmd   []string
 	done  chan struct{}
 	reply Reply
 	err   error
@@ -33,9 +32,8 @@ type call struct {
 
 // do sends cmd, alone or with the commands of other calls, and returns its reply.
 // A call whose context ends returns its error at once; its command may still run.
-func (p *pipeliner) do(ctx context.Context, name string, cmd []byte) (Reply, error) {
-	cl := &call{ctx: ctx, name: name, cmd: getBuffer(), done: make(chan struct{})}
-	cl.cmd.data = append(cl.cmd.data, cmd...) // the caller may reuse cmd once do returns
+func (p *pipeliner) do(ctx context.Context, cmd []string) (Reply, error) {
+	cl := &call{ctx: ctx, cmd: cmd, done: make(chan struct{})}
 	p.mu.Lock()
 	p.queue = append(p.queue, cl)
 	var batch []*call
@@ -67,13 +65,11 @@ func (p *pipeliner) take() []*call {
 func (p *pipeliner) send(batch []*call) {
 	if len(batch) == 1 { // on its caller's context: there is no other caller to fail
 		cl := batch[0]
-		cl.reply, cl.err = p.c.send(cl.ctx, cl.name, cl.cmd.data)
+		cl.reply, cl.err = p.c.send(cl.ctx, cl.cmd)
 	} else {
 		p.sendBatch(batch)
 	}
 	for _, cl := range batch {
-		putBuffer(cl.cmd)
-		cl.cmd = nil
 		close(cl.done)
 	}
 	p.mu.Lock()
@@ -93,23 +89,16 @@ func (p *pipeliner) send(batch []*call) {
 func (p *pipeliner) sendBatch(batch []*call) {
 	ctx, cancel := batchContext(batch)
 	defer cancel()
-	body := getBuffer()
-	defer putBuffer(body)
-	body.data = append(body.data, '[')
+	cmds := make([][]string, len(batch))
 	for i, cl := range batch {
-		if i > 0 {
-			body.data = append(body.data, ',')
-		}
-		body.data = append(body.data, cl.cmd.data...)
+		cmds[i] = cl.cmd
 	}
-	body.data = append(body.data, ']')
-	results, err := p.c.postBatch(ctx, "/pipeline", body.data, len(batch))
+	results, err := p.c.postBatch(ctx, "/pipeline", cmds)
 	for i, cl := range batch {
 		if err != nil {
 			cl.err = err
 			continue
 		}
-		nameError(results[i].Err, cl.name)
 		cl.reply, cl.err = results[i].Reply, results[i].Err
 	}
 }

@@ -3,7 +3,6 @@ package upstashrest
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -67,15 +66,6 @@ func (r Reply) String() (string, error) {
 	return r.s, nil
 }
 
-// Bytes returns a string reply as a new byte slice.
-func (r Reply) Bytes() ([]byte, error) {
-	s, err := r.String()
-	if err != nil {
-		return nil, err
-	}
-	return []byte(s), nil
-}
-
 // Array returns the elements of an array reply. The slice is shared: do not modify it.
 func (r Reply) Array() ([]Reply, error) {
 	if r.kind != KindArray {
@@ -98,28 +88,6 @@ func (r Reply) Int64s() ([]int64, error) {
 		}
 	}
 	return out, nil
-}
-
-// Format prints the reply for tests' failures: 42, "text", nil, [1 "a"]. It quotes
-// the reply's bytes, so errors and logs use Shape instead.
-func (r Reply) Format(f fmt.State, verb rune) {
-	switch r.kind {
-	case KindInt:
-		fmt.Fprint(f, r.n)
-	case KindString:
-		fmt.Fprintf(f, "%q", r.s)
-	case KindArray:
-		io.WriteString(f, "[")
-		for i, e := range r.a {
-			if i > 0 {
-				io.WriteString(f, " ")
-			}
-			e.Format(f, verb)
-		}
-		io.WriteString(f, "]")
-	default:
-		io.WriteString(f, "nil")
-	}
 }
 
 // Shape describes the reply without its bytes, for errors: "nil", "integer",

@@ -22,24 +22,24 @@ type CountersConfig struct {
 	TTLMargin time.Duration
 }
 
-// Counters is the store.Counters over Redis or Valkey: one EVALSHA per decision, of the
-// Upstash backend's decide.lua, or of bucket.lua for a set of one bucket rule.
-// Create it with NewCounters.
+// Counters is the store.Counters and store.Settler over Redis or Valkey: one EVALSHA
+// per decision, of the Upstash backend's decide.lua, or of bucket.lua for a set of one
+// bucket rule, and one of the settle script per settlement, every key under its
+// counter's hash tag. Create it with NewCounters.
 type Counters struct {
-	c      *Client
-	margin time.Duration
-	// The scripts, replaceable by tests (a cold script cache), and whether bucket.lua
-	// takes the sets it can (tests turn it off to compare the two).
-	decide, bucket, settle *luascript.Script
-	noFastPath             bool
-	rules                  *bucketRules
+	c   *Client
+	lua luascript.Counters // decide.lua and the settle script
+	// bucket.lua, replaceable by tests (a cold script cache), and whether it takes the
+	// sets it can (tests turn it off to compare it with decide.lua).
+	bucket     *luascript.Script
+	noFastPath bool
+	rules      *bucketRules
 }
 
 // NewCounters returns a Counters that sends its commands through c.
 func NewCounters(c *Client, cfg CountersConfig) *Counters {
-	return &Counters{c: c, margin: cfg.TTLMargin, decide: luascript.DecideScript(), bucket: luascript.BucketScript(),
-		settle: luascript.SettleScript(),
-		rules:  &bucketRules{margin: cfg.TTLMargin}}
+	return &Counters{c: c, lua: luascript.NewCounters(respConn{c}, "redis", slotKey, cfg.TTLMargin),
+		bucket: luascript.BucketScript(), rules: &bucketRules{margin: cfg.TTLMargin}}
 }
 
 // Decide decides a request of cost against the counters of cs at now, all of them in
@@ -49,15 +49,11 @@ func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int
 	if err := store.CheckCounters(cs, now, cost, outs); err != nil {
 		return err
 	}
+	if len(cs) != 1 || !s.fast(cs[0].Set) {
+		return s.lua.Decide(ctx, cs, now, cost, outs)
+	}
 	var err error
-	if len(cs) == 1 && !s.noFastPath && luascript.FastPath(cs[0].Set) {
-		outs[0], err = s.bucketOne(ctx, cs[0].Key, cs[0].Set, now, cost, true, nil)
-	} else {
-		err = s.decideAll(ctx, cs, now, cost, outs)
-	}
-	if err != nil {
-		clear(outs)
-	}
+	outs[0], err = s.bucketOne(ctx, cs[0].Key, cs[0].Set, now, cost, true, nil)
 	return err
 }
 
@@ -67,54 +63,35 @@ func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now i
 	if err := store.CheckRequest(key, set, now, 1); err != nil {
 		return limiter.Decision{}, err
 	}
-	if !s.noFastPath && luascript.FastPath(set) {
-		return s.bucketOne(ctx, key, set, now, 1, false, outs)
+	if !s.fast(set) {
+		return s.lua.Peek(ctx, key, set, now, outs)
 	}
-	keys, args := luascript.DecideArgs([]store.Counter{{Key: slotKey(key), Set: set}}, now, 1, false, s.margin)
-	var buf [limiter.MaxRules]limiter.Outcome
-	rules := buf[:set.Len()]
-	if err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return luascript.ReadOutcomes(ints, rules) }); err != nil {
-		return limiter.Decision{}, fmt.Errorf("redis: peek %q: %w", key, err)
-	}
-	if len(outs) >= len(rules) {
-		copy(outs, rules)
-	}
-	return set.Combine(rules), nil
+	return s.bucketOne(ctx, key, set, now, 1, false, outs)
 }
 
-// decideAll decides the request over every counter with decide.lua, each counter's
-// key under its hash tag.
-func (s *Counters) decideAll(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
-	var buf [store.MaxCounters]store.Counter
-	keys, args := luascript.DecideArgs(slotCounters(&buf, cs), now, cost, true, s.margin)
-	err := s.run(ctx, s.decide, keys, stringArgs(args), func(ints []int64) error { return luascript.ReadDecisions(ints, cs, outs) })
-	if err != nil {
-		return fmt.Errorf("redis: decide %q and %d more counters: %w", cs[0].Key, len(cs)-1, err)
-	}
-	return nil
-}
+// Reset deletes key's hash and the sorted sets of its sliding logs, which the hash
+// names: two round trips (HKEYS, DEL), for an operation that is rare.
+func (s *Counters) Reset(ctx context.Context, key string) error { return s.lua.Reset(ctx, key) }
+
+// fast reports whether bucket.lua decides set.
+func (s *Counters) fast(set *limiter.Set) bool { return !s.noFastPath && luascript.FastPath(set) }
 
 // bucketOne decides (or peeks at) one counter with bucket.lua, and copies its one
 // outcome into outs when outs has room.
 func (s *Counters) bucketOne(ctx context.Context, key string, set *limiter.Set, now, cost int64, consume bool, outs []limiter.Outcome) (limiter.Decision, error) {
 	keys, args := s.rules.get(set).Args(slotKey(key), now, cost, consume)
 	var out [1]limiter.Outcome
-	if err := s.run(ctx, s.bucket, keys, args, func(ints []int64) error { return luascript.ReadOutcomes(ints, out[:]) }); err != nil {
+	ints, err := scriptInts(s.c.Eval(ctx, s.bucket, keys, args))
+	if err == nil {
+		err = luascript.ReadOutcomes(ints, out[:])
+	}
+	if err != nil {
 		return limiter.Decision{}, fmt.Errorf("redis: decide %q: %w", key, err)
 	}
 	if len(outs) >= 1 {
 		outs[0] = out[0]
 	}
 	return set.Combine(out[:]), nil
-}
-
-// run evaluates script and hands its integers to read.
-func (s *Counters) run(ctx context.Context, script *luascript.Script, keys, args []string, read func([]int64) error) error {
-	ints, err := scriptInts(s.c.Eval(ctx, script, keys, args))
-	if err != nil {
-		return err
-	}
-	return read(ints)
 }
 
 // scriptInts reads a script's array of integers. An element of another kind is an
@@ -132,27 +109,6 @@ func scriptInts(res rueidis.RedisResult) ([]int64, error) {
 		}
 	}
 	return ints, nil
-}
-
-// Reset deletes key's hash and the sorted sets of its sliding logs, which the hash
-// names: two round trips (HKEYS, DEL), for an operation that is rare.
-func (s *Counters) Reset(ctx context.Context, key string) error {
-	if err := store.CheckKey(key); err != nil {
-		return err
-	}
-	sk := slotKey(key)
-	fields, err := s.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed {
-		return b.Hkeys().Key(luascript.HashKey(sk)).Build()
-	}).AsStrSlice()
-	if err != nil {
-		return fmt.Errorf("redis: reset %q: %w", key, err)
-	}
-	if err := s.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed {
-		return b.Del().Key(luascript.ResetKeys(sk, fields)...).Build()
-	}).Error(); err != nil {
-		return fmt.Errorf("redis: reset %q: %w", key, err)
-	}
-	return nil
 }
 
 // stringArgs renders script arguments (strings and integers) as RESP sends them.

@@ -57,8 +57,8 @@ func TestStoredCounterBytesReachNoError(t *testing.T) {
 	node := newTestClient(t, topologies[0].config(t))
 
 	st := NewCounters(node, CountersConfig{})
-	st.decide = luascript.NewScript(`return {redis.call('HGET', KEYS[1], 'state'), 1, 0, 0, 0}`)
-	st.bucket = st.decide
+	st.lua.DecideScript = luascript.NewScript(`return {redis.call('HGET', KEYS[1], 'state'), 1, 0, 0, 0}`)
+	st.bucket = st.lua.DecideScript
 	key := storetest.Key(t, "k")
 	hset(t, node, luascript.HashKey(slotKey(key)), "state", marker)
 	cs := []store.Counter{{Key: key, Set: storetest.Set(t, nil, `{"algorithm": "fixed_window", "limit": 3, "period": "1m"}`)}}
@@ -66,7 +66,7 @@ func TestStoredCounterBytesReachNoError(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), marker) || !errors.Is(err, luascript.ErrMalformedReply) {
 		t.Errorf("Decide answered the stored state: %v, want ErrMalformedReply without the marker", err)
 	}
-	n, err := tenantsConn{st.c}.Eval(t.Context(), luascript.NewScript(`return redis.call('HGET', KEYS[1], 'state')`), []string{luascript.HashKey(slotKey(key))})
+	n, err := respConn{st.c}.Eval(t.Context(), luascript.NewScript(`return redis.call('HGET', KEYS[1], 'state')`), []string{luascript.HashKey(slotKey(key))})
 	if err == nil || strings.Contains(err.Error(), marker) {
 		t.Errorf("Eval answered the stored state: %d, %v, want an error without the marker", n, err)
 	}

@@ -35,7 +35,7 @@ func TestRoundTrips(t *testing.T) {
 				// Scripts the server has never seen (a unique comment), rather than SCRIPT
 				// FLUSH, which would disturb other packages' tests on the same server.
 				cold := "\n-- " + storetest.Key(t, "cold")
-				st.decide = luascript.NewScript(luascript.DecideScript().Source() + cold)
+				st.lua.DecideScript = luascript.NewScript(luascript.DecideScript().Source() + cold)
 				st.bucket = luascript.NewScript(luascript.BucketScript().Source() + cold)
 				cs := make([]store.Counter, len(tc.rules))
 				for i, rule := range tc.rules {

@@ -2,10 +2,8 @@ package redis
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/edgelimit/edgelimit/pkg/store"
-	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
 var _ store.Settler = (*Counters)(nil)
@@ -16,17 +14,5 @@ var _ store.Settler = (*Counters)(nil)
 // limiter.Set.Settle to every rule only when the marker is new. A settlement at or
 // after its expiry returns false without a round trip.
 func (s *Counters) Settle(ctx context.Context, cs []store.Counter, st store.Settlement) (bool, error) {
-	if run, err := luascript.SettleNeeded(cs, st); !run {
-		return false, err
-	}
-	var buf [store.MaxCounters]store.Counter
-	keys, args := luascript.SettleArgs(slotCounters(&buf, cs), st, s.margin)
-	answer, err := s.c.Eval(ctx, s.settle, keys, stringArgs(args)).AsInt64()
-	if err == nil {
-		var applied bool
-		if applied, err = luascript.ReadSettled(answer); err == nil {
-			return applied, nil
-		}
-	}
-	return false, fmt.Errorf("redis: settle %q and %d more counters: %w", cs[0].Key, len(cs)-1, err)
+	return s.lua.Settle(ctx, cs, st)
 }

@@ -3,7 +3,6 @@ package redis
 import (
 	"strings"
 
-	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -24,12 +23,3 @@ func slotKey(key string) string {
 }
 
 var noBraces = strings.NewReplacer("{", "", "}", "")
-
-// slotCounters returns cs with each key under its hash tag (slotKey), in buf.
-func slotCounters(buf *[store.MaxCounters]store.Counter, cs []store.Counter) []store.Counter {
-	tagged := buf[:len(cs)]
-	for i, c := range cs {
-		tagged[i] = store.Counter{Key: slotKey(c.Key), Set: c.Set}
-	}
-	return tagged
-}

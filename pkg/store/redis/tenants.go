@@ -43,17 +43,29 @@ func NewTenants(c *Client, cfg TenantsConfig) (*Tenants, error) {
 	if strings.ContainsAny(cfg.Prefix, "{}") {
 		return nil, fmt.Errorf("store/redis: prefix %q: it is the keys' hash tag and must not hold a brace", cfg.Prefix)
 	}
-	return luascript.NewTenantsWith(tenantsConn{c}, luascript.Layout{Prefix: "{" + cfg.Prefix + "}"}, "store/redis"), nil
+	return luascript.NewTenantsWith(respConn{c}, luascript.Layout{Prefix: "{" + cfg.Prefix + "}"}, "store/redis"), nil
 }
 
-// tenantsConn is the luascript.TenantsConn over RESP.
-type tenantsConn struct{ c *Client }
+// respConn is the luascript.TenantsConn and luascript.CountersConn over RESP.
+type respConn struct{ c *Client }
 
-func (r tenantsConn) Eval(ctx context.Context, script *luascript.Script, keys []string, args ...string) (int64, error) {
-	return r.c.Eval(ctx, script, keys, args).ToInt64() // an integer reply, never digits in a string
+func (r respConn) Eval(ctx context.Context, script *luascript.Script, keys []string, args ...any) (int64, error) {
+	return r.c.Eval(ctx, script, keys, stringArgs(args)).ToInt64() // an integer reply, never digits in a string
 }
 
-func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]luascript.Stored, error) {
+func (r respConn) Ints(ctx context.Context, script *luascript.Script, keys []string, args ...any) ([]int64, error) {
+	return scriptInts(r.c.Eval(ctx, script, keys, stringArgs(args)))
+}
+
+func (r respConn) HKeys(ctx context.Context, key string) ([]string, error) {
+	return r.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed { return b.Hkeys().Key(key).Build() }).AsStrSlice()
+}
+
+func (r respConn) Del(ctx context.Context, keys []string) error {
+	return r.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed { return b.Del().Key(keys...).Build() }).Error()
+}
+
+func (r respConn) Tenants(ctx context.Context, keys []string) ([]luascript.Stored, error) {
 	results, err := r.c.DoMulti(ctx, func(b rueidis.Builder) []rueidis.Completed {
 		cmds := make([]rueidis.Completed, len(keys))
 		for i, k := range keys {
@@ -75,7 +87,7 @@ func (r tenantsConn) Tenants(ctx context.Context, keys []string) ([]luascript.St
 	return out, nil
 }
 
-func (r tenantsConn) KeyState(ctx context.Context, tenantKey, keysKey string) (luascript.KeyState, error) {
+func (r respConn) KeyState(ctx context.Context, tenantKey, keysKey string) (luascript.KeyState, error) {
 	results, err := r.c.DoMulti(ctx, func(b rueidis.Builder) []rueidis.Completed {
 		return []rueidis.Completed{b.Multi().Build(), b.Hmget().Key(tenantKey).Field("version", "keyrev").Build(),
 			b.Hgetall().Key(keysKey).Build(), b.Exec().Build()}
@@ -101,7 +113,7 @@ func (r tenantsConn) KeyState(ctx context.Context, tenantKey, keysKey string) (l
 	return luascript.KeyState{Version: head[0], Keyrev: head[1], Keys: keys, Found: !head.missing()}, nil
 }
 
-func (r tenantsConn) Get(ctx context.Context, key string) (string, bool, error) {
+func (r respConn) Get(ctx context.Context, key string) (string, bool, error) {
 	v, err := r.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed { return b.Get().Key(key).Build() }).ToString()
 	if rueidis.IsRedisNil(err) {
 		return "", false, nil
@@ -109,7 +121,7 @@ func (r tenantsConn) Get(ctx context.Context, key string) (string, bool, error) 
 	return v, err == nil, err
 }
 
-func (r tenantsConn) RangeByLex(ctx context.Context, key, start string, n int) ([]string, error) {
+func (r respConn) RangeByLex(ctx context.Context, key, start string, n int) ([]string, error) {
 	return r.c.Do(ctx, func(b rueidis.Builder) rueidis.Completed {
 		return b.Zrange().Key(key).Min(start).Max("+").Bylex().Limit(0, int64(n)).Build()
 	}).AsStrSlice()

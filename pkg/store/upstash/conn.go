@@ -8,23 +8,41 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
-// restConn is the luascript.TenantsConn over the Upstash REST client.
+// restConn is the luascript.TenantsConn and luascript.CountersConn over the Upstash
+// REST client.
 type restConn struct{ c *upstashrest.Client }
 
-func (r restConn) Eval(ctx context.Context, script *luascript.Script, keys []string, args ...string) (int64, error) {
-	reply, err := r.c.Eval(ctx, script, keys, anys(args)...)
+func (r restConn) Eval(ctx context.Context, script *luascript.Script, keys []string, args ...any) (int64, error) {
+	reply, err := r.c.Eval(ctx, script, keys, args...)
 	if err != nil {
 		return 0, err
 	}
 	return reply.Int64()
 }
 
-func anys(args []string) []any {
-	out := make([]any, len(args))
-	for i, a := range args {
-		out[i] = a
+func (r restConn) Ints(ctx context.Context, script *luascript.Script, keys []string, args ...any) ([]int64, error) {
+	reply, err := r.c.Eval(ctx, script, keys, args...)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return reply.Int64s()
+}
+
+func (r restConn) HKeys(ctx context.Context, key string) ([]string, error) {
+	reply, err := r.c.Do(ctx, "HKEYS", key)
+	if err != nil {
+		return nil, err
+	}
+	return stringsOf(reply, false)
+}
+
+func (r restConn) Del(ctx context.Context, keys []string) error {
+	del := []any{"DEL"}
+	for _, k := range keys {
+		del = append(del, k)
+	}
+	_, err := r.c.Do(ctx, del...)
+	return err
 }
 
 func (r restConn) Tenants(ctx context.Context, keys []string) ([]luascript.Stored, error) {

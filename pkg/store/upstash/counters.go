@@ -2,11 +2,6 @@ package upstash
 
 import (
 	"context"
-	_ "embed"
-	"fmt"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/upstashrest"
@@ -15,7 +10,10 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store/internal/luascript"
 )
 
-var _ store.Counters = (*Counters)(nil)
+var (
+	_ store.Counters = (*Counters)(nil)
+	_ store.Settler  = (*Counters)(nil)
+)
 
 // CountersConfig configures a Counters. Its zero value means the defaults.
 type CountersConfig struct {
@@ -24,155 +22,41 @@ type CountersConfig struct {
 	TTLMargin time.Duration
 }
 
-// Counters is the store.Counters over Upstash Redis: one EVALSHA of decide.lua per
-// decision, over every counter of the request. Create it with NewCounters.
+// Counters is the store.Counters and store.Settler over Upstash Redis: one EVALSHA of
+// decide.lua per decision, over every counter of the request, and one of the settle
+// script per settlement. Create it with NewCounters.
 type Counters struct {
-	client   *upstashrest.Client
-	script   *luascript.Script
-	marginMS int64
+	client *upstashrest.Client
+	lua    luascript.Counters
 }
 
 // NewCounters returns a Counters that sends its commands through client.
 func NewCounters(client *upstashrest.Client, cfg CountersConfig) *Counters {
-	return &Counters{client: client, script: luascript.DecideScript(), marginMS: luascript.MarginMS(cfg.TTLMargin)}
+	return &Counters{client: client, lua: luascript.NewCounters(restConn{client}, "upstash", nil, cfg.TTLMargin)}
 }
 
 // Decide decides a request of cost against the counters of cs at now, all of them in
 // one script call (one round trip when the server's script cache is warm); see
 // store.Counters. On an error outs are zero.
 func (s *Counters) Decide(ctx context.Context, cs []store.Counter, now, cost int64, outs []limiter.Decision) error {
-	if err := store.CheckCounters(cs, now, cost, outs); err != nil {
-		return err
-	}
-	var buf [replyInts]int64
-	ints, err := s.eval(ctx, cs, now, cost, true, buf[:0])
-	if err == nil {
-		err = luascript.ReadDecisions(ints, cs, outs)
-	}
-	if err != nil {
-		clear(outs)
-		return fmt.Errorf("upstash: decide %s: %w", counterKeys(cs), err)
-	}
-	return nil
+	return s.lua.Decide(ctx, cs, now, cost, outs)
 }
 
 // Peek reports what a request of cost 1 would get at now, without consuming: the
 // script with one counter, in peek mode.
 func (s *Counters) Peek(ctx context.Context, key string, set *limiter.Set, now int64, outs []limiter.Outcome) (limiter.Decision, error) {
-	if err := store.CheckRequest(key, set, now, 1); err != nil {
-		return limiter.Decision{}, err
-	}
-	cs := [1]store.Counter{{Key: key, Set: set}}
-	var ibuf [replyInts]int64
-	ints, err := s.eval(ctx, cs[:], now, 1, false, ibuf[:0])
-	var buf [limiter.MaxRules]limiter.Outcome
-	if err == nil {
-		err = luascript.ReadOutcomes(ints, buf[:set.Len()])
-	}
-	if err != nil {
-		return limiter.Decision{}, fmt.Errorf("upstash: peek %q: %w", key, err)
-	}
-	if len(outs) >= set.Len() {
-		copy(outs, buf[:set.Len()])
-	}
-	return set.Combine(buf[:set.Len()]), nil
+	return s.lua.Peek(ctx, key, set, now, outs)
 }
 
 // Reset deletes key's hash and the sorted sets of its sliding logs, which the hash
 // names in its "<id>|z" fields: two round trips, for an operation that is rare.
-func (s *Counters) Reset(ctx context.Context, key string) error {
-	if err := store.CheckKey(key); err != nil {
-		return err
-	}
-	reply, err := s.client.Do(ctx, "HKEYS", luascript.HashKey(key))
-	if err != nil {
-		return fmt.Errorf("upstash: reset %q: %w", key, err)
-	}
-	fields, err := reply.Array()
-	if err != nil {
-		return fmt.Errorf("upstash: reset %q: %w", key, err)
-	}
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		if names[i], err = f.String(); err != nil {
-			return fmt.Errorf("upstash: reset %q: %w", key, err)
-		}
-	}
-	del := []any{"DEL"}
-	for _, k := range luascript.ResetKeys(key, names) {
-		del = append(del, k)
-	}
-	if _, err := s.client.Do(ctx, del...); err != nil {
-		return fmt.Errorf("upstash: reset %q: %w", key, err)
-	}
-	return nil
-}
+func (s *Counters) Reset(ctx context.Context, key string) error { return s.lua.Reset(ctx, key) }
 
-// replyInts is the most integers decide.lua answers: 5 per rule of every counter.
-const replyInts = 5 * limiter.MaxRules * store.MaxCounters
-
-// eval runs decide.lua over cs and appends its reply to ints: 5 integers per rule,
-// counter after counter, checked for their number.
-func (s *Counters) eval(ctx context.Context, cs []store.Counter, now, cost int64, consume bool, ints []int64) ([]int64, error) {
-	a := restArgsPool.Get().(*restArgs)
-	a.reset()
-	luascript.LayoutArgs(a, cs, now, cost, consume, s.marginMS)
-	reply, err := s.client.EvalArgs(ctx, s.script, &a.keys, &a.args)
-	restArgsPool.Put(a)
-	if err != nil {
-		return nil, err
-	}
-	elems, err := reply.Array()
-	if err != nil {
-		return nil, err
-	}
-	for i, e := range elems {
-		n, err := e.Int64()
-		if err != nil {
-			return nil, fmt.Errorf("element %d: %w", i, err)
-		}
-		ints = append(ints, n)
-	}
-	rules := 0
-	for _, c := range cs {
-		rules += c.Set.Len()
-	}
-	if len(ints) != 5*rules {
-		return nil, fmt.Errorf("%w: %d integers for %d rules of %d counters", luascript.ErrMalformedReply, len(ints), rules, len(cs))
-	}
-	return ints, nil
-}
-
-// restArgs is the luascript.ArgSink of eval: the REST client's encoded arguments, reused
-// through restArgsPool.
-type restArgs struct {
-	keys, args upstashrest.Args
-	name       []byte // a key's name being built
-}
-
-var restArgsPool = sync.Pool{New: func() any { return new(restArgs) }}
-
-func (a *restArgs) reset() { a.keys.Reset(); a.args.Reset() }
-
-func (a *restArgs) HashKey(key string) {
-	a.name = luascript.AppendHashKey(a.name[:0], key)
-	a.keys.AppendBytes(a.name)
-}
-
-func (a *restArgs) LogKey(key, id string) int {
-	a.name = luascript.AppendLogKey(a.name[:0], key, id)
-	a.keys.AppendBytes(a.name)
-	return a.keys.Len()
-}
-
-func (a *restArgs) Int(n int64)  { a.args.AppendInt(n) }
-func (a *restArgs) Str(s string) { a.args.AppendString(s) }
-
-// counterKeys quotes the keys of cs for an error message.
-func counterKeys(cs []store.Counter) string {
-	q := make([]string, len(cs))
-	for i, c := range cs {
-		q[i] = strconv.Quote(c.Key)
-	}
-	return strings.Join(q, ", ")
+// Settle applies st to every counter of cs in one script call (one HTTP request on a
+// warm script cache), at most once per st.ID: see store.Settler. The script declares
+// the idempotency marker in KEYS with the counters' keys, sets it, and applies
+// limiter.Set.Settle to every rule only when the marker is new. A settlement at or
+// after its expiry returns false without a request.
+func (s *Counters) Settle(ctx context.Context, cs []store.Counter, st store.Settlement) (bool, error) {
+	return s.lua.Settle(ctx, cs, st)
 }

@@ -45,7 +45,7 @@ func TestStoreRoundTrips(t *testing.T) {
 			st := NewCounters(c, CountersConfig{})
 			// A script the server has never seen (a unique comment), rather than SCRIPT
 			// FLUSH, which would disturb other packages' tests against the same server.
-			st.script = luascript.NewScript(luascript.DecideScript().Source() + "\n-- " + storetest.Key(t, "cold"))
+			st.lua.DecideScript = luascript.NewScript(luascript.DecideScript().Source() + "\n-- " + storetest.Key(t, "cold"))
 			countRoundTrips(t, st, proxy, newCounters(t, tc.rules...))
 			// What BenchmarkStoreDecide reports: the client's count, which must be the
 			// proxy's.

@@ -7,7 +7,7 @@ import "context"
 // round trip.
 type TenantsConn interface {
 	// Eval runs a script whose answer is an integer.
-	Eval(ctx context.Context, script *Script, keys []string, args ...string) (int64, error)
+	Eval(ctx context.Context, script *Script, keys []string, args ...any) (int64, error)
 	// Tenants reads the fields doc and version of the tenant hashes keys, in one round
 	// trip: one Stored per key, Found false for a hash that does not exist.
 	Tenants(ctx context.Context, keys []string) ([]Stored, error)

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -40,21 +39,14 @@ var algorithmCodes = map[limiter.Algorithm]int{
 }
 
 // HashKey returns the name of the Redis hash holding every rule's state for key.
-func HashKey(key string) string { return string(AppendHashKey(nil, key)) }
-
-// AppendHashKey appends HashKey(key) to dst.
-func AppendHashKey(dst []byte, key string) []byte { return append(append(dst, "el:h:"...), key...) }
+func HashKey(key string) string { return "el:h:" + key }
 
 // LogKey returns the name of the sorted set of a sliding_log or concurrency rule's
 // entries for key.
 // The length prefix keeps it distinct from every other key's, whatever the key and id
 // contain.
-func LogKey(key, stateID string) string { return string(AppendLogKey(nil, key, stateID)) }
-
-// AppendLogKey appends LogKey(key, stateID) to dst.
-func AppendLogKey(dst []byte, key, stateID string) []byte {
-	dst = strconv.AppendInt(append(dst, "el:l:"...), int64(len(key)), 10)
-	return append(append(append(append(dst, ':'), key...), ':'), stateID...)
+func LogKey(key, stateID string) string {
+	return "el:l:" + strconv.Itoa(len(key)) + ":" + key + ":" + stateID
 }
 
 // MarginMS is ttlMargin in milliseconds, 0 meaning 1 minute.
@@ -67,64 +59,36 @@ func MarginMS(ttlMargin time.Duration) int64 {
 
 // DecideArgs returns the KEYS and ARGV of decide.lua deciding a request of cost over
 // the counters of cs at now (peeking, with one counter, when consume is false), with
-// ttlMargin past the instant the state goes idle (0 means 1 minute). The keys are named
-// by HashKey and LogKey after each counter's Key.
+// ttlMargin past the instant the state goes idle (0 means 1 minute). KEYS holds the
+// counters' hashes (HashKey), then the sorted set of each sliding_log and concurrency
+// rule (LogKey); ARGV a header, then each counter's rules.
 func DecideArgs(cs []store.Counter, now, cost int64, consume bool, ttlMargin time.Duration) ([]string, []any) {
-	nkeys, nargs := len(cs), 5
-	for _, c := range cs {
-		nkeys += sortedSets(c.Set)
-		nargs += 1 + 8*c.Set.Len()
-	}
-	a := &sliceArgs{keys: make([]string, 0, nkeys), args: make([]any, 0, nargs)}
-	LayoutArgs(a, cs, now, cost, consume, MarginMS(ttlMargin))
-	return a.keys, a.args
-}
-
-// ArgSink receives the KEYS and ARGV of decide.lua from LayoutArgs, in order.
-type ArgSink interface {
-	HashKey(key string)             // appends HashKey(key) to KEYS
-	LogKey(key, stateID string) int // appends LogKey(key, stateID) to KEYS; returns len(KEYS)
-	Int(n int64)                    // appends n to ARGV
-	Str(s string)                   // appends s to ARGV
-}
-
-// LayoutArgs lays out KEYS and ARGV as decide.lua reads them: KEYS holds the counters'
-// hashes, then the sorted set of each sliding_log and concurrency rule; ARGV a header,
-// then each counter's rules.
-func LayoutArgs(a ArgSink, cs []store.Counter, now, cost int64, consume bool, marginMS int64) {
+	a := &args{}
 	var mode int64
 	if consume {
 		mode = 1
 	}
 	for _, c := range cs {
-		a.HashKey(c.Key)
+		a.keys = append(a.keys, HashKey(c.Key))
 	}
-	nkeys := len(cs)
-	for _, v := range [...]int64{now, cost, mode, marginMS, int64(len(cs))} {
-		a.Int(v)
-	}
+	a.argv = append(a.argv, now, cost, mode, MarginMS(ttlMargin), int64(len(cs)))
 	for _, c := range cs {
-		a.Int(int64(c.Set.Len()))
-		nkeys = ruleArgs(a, c, now, nkeys)
+		a.argv = append(a.argv, int64(c.Set.Len()))
+		a.rules(c, now)
 	}
+	return a.keys, a.argv
 }
 
-// sortedSets counts set's sliding_log and concurrency rules, each of which has a
-// sorted set.
-func sortedSets(set *limiter.Set) int {
-	n := 0
-	for i := range set.Len() {
-		if a := set.Rule(i).Algorithm; a == limiter.SlidingLog || a == limiter.Concurrency {
-			n++
-		}
-	}
-	return n
+// args are the KEYS and ARGV of decide.lua as DecideArgs lays them out.
+type args struct {
+	keys []string
+	argv []any
 }
 
-// ruleArgs appends the 8 arguments of each rule of c to ARGV, and the sorted set of
-// each sliding_log and concurrency rule to KEYS, which holds nkeys keys; it returns how many it holds
-// after.
-func ruleArgs(a ArgSink, c store.Counter, now int64, nkeys int) int {
+// rules appends the 8 arguments of each rule of c to ARGV, and the sorted set of each
+// sliding_log and concurrency rule to KEYS, whose index (from 1) is the rule's first
+// parameter.
+func (a *args) rules(c store.Counter, now int64) {
 	set := c.Set
 	for i := range set.Len() {
 		r := set.Rule(i)
@@ -140,37 +104,18 @@ func ruleArgs(a ArgSink, c store.Counter, now int64, nkeys int) int {
 				p4 = limiter.CalendarGrace
 			}
 		case limiter.SlidingLog:
-			nkeys = a.LogKey(c.Key, id)
-			p1 = int64(nkeys)
+			a.keys = append(a.keys, LogKey(c.Key, id))
+			p1 = int64(len(a.keys))
 		case limiter.TokenBucket, limiter.LeakyBucket:
 			p1, p2, p3, p4 = set.Emission(i)
 		case limiter.Concurrency:
-			nkeys = a.LogKey(c.Key, id)
-			p1, p2 = int64(nkeys), r.Lease.Micros()
+			a.keys = append(a.keys, LogKey(c.Key, id))
+			p1, p2 = int64(len(a.keys)), r.Lease.Micros()
 			p3 = (p2 + limiter.LeaseQuanta - 1) / limiter.LeaseQuanta // the quantum of limiter.Set.SlotExpiry
 		}
-		a.Int(int64(algorithmCodes[r.Algorithm]))
-		a.Str(id)
-		for _, v := range [...]int64{r.Limit, r.Period.Micros(), p1, p2, p3, p4} {
-			a.Int(v)
-		}
+		a.argv = append(a.argv, int64(algorithmCodes[r.Algorithm]), id, r.Limit, r.Period.Micros(), p1, p2, p3, p4)
 	}
-	return nkeys
 }
-
-// sliceArgs is the ArgSink of DecideArgs.
-type sliceArgs struct {
-	keys []string
-	args []any
-}
-
-func (a *sliceArgs) HashKey(key string) { a.keys = append(a.keys, HashKey(key)) }
-func (a *sliceArgs) LogKey(key, id string) int {
-	a.keys = append(a.keys, LogKey(key, id))
-	return len(a.keys)
-}
-func (a *sliceArgs) Int(n int64)  { a.args = append(a.args, n) }
-func (a *sliceArgs) Str(s string) { a.args = append(a.args, s) }
 
 // ReadDecisions checks a reply of decide.lua over cs (5 integers per rule, counter
 // after counter) and folds each counter's outcomes into outs[i] with its
@@ -229,17 +174,4 @@ func outcomeFault(v []int64) string {
 		return "retry after disagrees with allowed"
 	}
 	return ""
-}
-
-// ResetKeys returns the keys to delete to forget key's state, given the field names
-// of its hash (HKEYS HashKey(key)): the hash, and the sorted set of each sliding_log
-// rule, which the hash names in a "<state id>|z" field.
-func ResetKeys(key string, fields []string) []string {
-	keys := []string{HashKey(key)}
-	for _, f := range fields {
-		if id, ok := strings.CutSuffix(f, "|z"); ok {
-			keys = append(keys, LogKey(key, id))
-		}
-	}
-	return keys
 }

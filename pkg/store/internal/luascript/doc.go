@@ -2,8 +2,8 @@
 // and the Redis store (pkg/store/redis, over RESP) share, written once so that neither
 // store's client owns it: the Lua scripts (the .lua files beside this package's Go,
 // embedded), the names of the Redis keys they touch, the KEYS and ARGV of each script,
-// the reading of their replies, and the Tenants' logic over a TenantsConn, which each
-// store implements with its own client.
+// the reading of their replies, the Counters' logic over a CountersConn and the
+// Tenants' over a TenantsConn, which each store implements with its own client.
 //
 // A Script holds a script's two texts, plain and after KeyLockingShebang (Upstash's
 // allow-key-locking, which requires that KEYS declare every key the script touches),

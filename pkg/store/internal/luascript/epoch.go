@@ -26,20 +26,13 @@ func (s *Tenants) Epoch(ctx context.Context) (string, error) {
 	key := s.l.Epoch()
 	id, ok, err := s.c.Get(ctx, key)
 	if err != nil || ok {
-		return id, s.wrapEpoch(err)
+		return id, s.fail("epoch", err)
 	}
 	if _, err := s.c.Eval(ctx, epochScript, []string{key}, store.NewEpochID()); err != nil {
-		return "", s.wrapEpoch(err)
+		return "", s.fail("epoch", err)
 	}
 	if id, ok, err = s.c.Get(ctx, key); err == nil && !ok {
 		err = errors.New("the marker is missing after it was written")
 	}
-	return id, s.wrapEpoch(err)
-}
-
-func (s *Tenants) wrapEpoch(err error) error {
-	if err == nil {
-		return nil
-	}
-	return s.fail("epoch", err)
+	return id, s.fail("epoch", err)
 }

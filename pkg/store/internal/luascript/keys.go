@@ -46,18 +46,10 @@ func (s *Tenants) Delete(ctx context.Context, id string, ifVersion int64) error 
 			return err
 		}
 		if err := s.run(ctx, deleteScript, keys, st.Version, st.Keyrev, id, t.Plan); err != ErrRetry {
-			return s.maybeFail("delete "+id, err)
+			return s.fail("delete "+id, err)
 		}
 	}
 	return ErrBusy
-}
-
-// maybeFail is fail for an error that may be nil.
-func (s *Tenants) maybeFail(what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return s.fail(what, err)
 }
 
 // PutKey stores a new key record and lists it on its tenant in one script.
@@ -70,7 +62,7 @@ func (s *Tenants) PutKey(ctx context.Context, rec apikey.Record) error {
 		return err
 	}
 	err = s.run(ctx, putKeyScript, s.l.KeyKeys(rec.TenantID, rec.Hash), rec.KeyID, string(doc), strconv.Itoa(store.MaxKeysPerTenant))
-	return s.maybeFail("put key "+rec.KeyID, err)
+	return s.fail("put key "+rec.KeyID, err)
 }
 
 // LookupKey reads the key record by hash.
@@ -134,7 +126,7 @@ func (s *Tenants) changeKey(ctx context.Context, tenantID, keyID string, plan fu
 			return err
 		}
 		if err := s.run(ctx, changeKeyScript, s.l.KeyKeys(tenantID, rec.Hash), keyID, old, doc); err != ErrRetry {
-			return s.maybeFail("change key "+keyID, err)
+			return s.fail("change key "+keyID, err)
 		}
 	}
 	return ErrBusy

@@ -29,17 +29,7 @@ func (s *Tenants) CreatePlan(ctx context.Context, p tenant.Plan) (tenant.Plan, e
 
 // GetPlan returns the plan: one HMGET.
 func (s *Tenants) GetPlan(ctx context.Context, id string) (tenant.Plan, error) {
-	if !tenant.ValidID(id) {
-		return tenant.Plan{}, store.ErrNotFound
-	}
-	ps, err := fetch(s, ctx, []string{id}, s.l.Plan, DecodePlan)
-	switch {
-	case err != nil:
-		return tenant.Plan{}, err
-	case len(ps) == 0:
-		return tenant.Plan{}, store.ErrNotFound
-	}
-	return ps[0], nil
+	return get(s, ctx, "get plan", id, s.l.Plan, DecodePlan)
 }
 
 // ReplacePlan stores p when the stored version is ifVersion: replaceplan.lua.
@@ -65,7 +55,7 @@ func (s *Tenants) DeletePlan(ctx context.Context, id string, ifVersion int64) er
 	keys := []string{s.l.Plan(id), s.l.PlanIDs(), s.l.PlanUsers(id)}
 	err := s.run(ctx, deletePlanScript, keys, strconv.FormatInt(ifVersion, 10), id)
 	if !errors.Is(err, errPlanInUse) {
-		return s.maybeFail("delete plan "+id, err)
+		return s.fail("delete plan "+id, err)
 	}
 	users, err := s.c.RangeByLex(ctx, s.l.PlanUsers(id), "-", 1)
 	if err != nil {

@@ -1,6 +1,7 @@
 package luascript
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"strings"
@@ -17,6 +18,8 @@ var (
 	//go:embed settle.lua
 	settleSource string
 
+	// settleScript is decide.lua's functions followed by settle.lua, which applies a
+	// store.Settlement to its counters at most once.
 	settleScript = NewScript(settleText(decideSource, settleSource))
 )
 
@@ -29,10 +32,6 @@ func settleText(decide, settle string) string {
 	}
 	return lib + "\n" + settle
 }
-
-// SettleScript returns the settle script, decide.lua's functions followed by
-// settle.lua, which applies a store.Settlement to its counters at most once.
-func SettleScript() *Script { return settleScript }
 
 // MarkerKey returns the name of the idempotency marker of settlement id over the
 // counters whose first key is key. It holds key whole, after the id (which holds
@@ -49,22 +48,21 @@ func SettleArgs(cs []store.Counter, s store.Settlement, ttlMargin time.Duration)
 	return append(keys, MarkerKey(cs[0].Key, s.ID)), append(args, s.At, s.Delta, ttlMS)
 }
 
-// SettleNeeded checks what a store's Settle receives (store.CheckSettlement) and
-// reports whether the script must run: not for a settlement at or after its expiry,
-// which changes nothing.
-func SettleNeeded(cs []store.Counter, s store.Settlement) (bool, error) {
-	if err := store.CheckSettlement(cs, s); err != nil {
+// Settle is store.Settler.Settle with the settle script. A settlement at or after its
+// expiry changes nothing: it returns false without a round trip. The script answers 1
+// (applied) or 0 (already applied); another answer is an ErrMalformedReply.
+func (s Counters) Settle(ctx context.Context, cs []store.Counter, st store.Settlement) (bool, error) {
+	if err := store.CheckSettlement(cs, st); err != nil || st.Now >= st.Expires {
 		return false, err
 	}
-	return s.Now < s.Expires, nil
-}
-
-// ReadSettled reads the settle script's answer: 1 applied, 0 already applied. Another
-// answer is an ErrMalformedReply.
-func ReadSettled(answer int64) (bool, error) {
-	switch answer {
-	case 0, 1:
-		return answer == 1, nil
+	var buf [store.MaxCounters]store.Counter
+	keys, args := SettleArgs(s.stored(&buf, cs), st, s.Margin)
+	answer, err := s.Conn.Eval(ctx, s.SettleScript, keys, args...)
+	if err == nil && answer != 0 && answer != 1 {
+		err = fmt.Errorf("%w: the settle script answered %d", ErrMalformedReply, answer)
 	}
-	return false, fmt.Errorf("%w: the settle script answered %d", ErrMalformedReply, answer)
+	if err != nil {
+		return false, fmt.Errorf("%s: settle %s: %w", s.Name, counterKeys(cs), err)
+	}
+	return answer == 1, nil
 }

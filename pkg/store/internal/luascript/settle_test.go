@@ -12,7 +12,7 @@ import (
 // its decision, then settle.lua; a decide.lua without the line fails every settle
 // with an error that names it.
 func TestSettleScriptFollowsDecide(t *testing.T) {
-	src := SettleScript().Source()
+	src := settleScript.Source()
 	if !strings.HasPrefix(src, decideSource[:strings.Index(decideSource, decideMain)]) || !strings.HasSuffix(src, settleSource) {
 		t.Fatal("the settle script is not decide.lua's functions followed by settle.lua")
 	}

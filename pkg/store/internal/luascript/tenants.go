@@ -71,13 +71,17 @@ func NewTenantsWith(c TenantsConn, l Layout, name string) *Tenants {
 	return &Tenants{c: c, l: l, name: name}
 }
 
-// fail says what failed; store's sentinels stay visible to errors.Is.
+// fail says what failed, when err is not nil; store's sentinels stay visible to
+// errors.Is.
 func (s *Tenants) fail(what string, err error) error {
+	if err == nil {
+		return nil
+	}
 	return fmt.Errorf("%s: %s: %w", s.name, what, err)
 }
 
 // run runs a script and returns the error its answer means (Outcome).
-func (s *Tenants) run(ctx context.Context, script *Script, keys []string, args ...string) error {
+func (s *Tenants) run(ctx context.Context, script *Script, keys []string, args ...any) error {
 	answer, err := s.c.Eval(ctx, script, keys, args...)
 	if err != nil {
 		return err
@@ -109,21 +113,28 @@ func (s *Tenants) planFail(what, plan string, err error) error {
 
 // Get returns the tenant: one HMGET.
 func (s *Tenants) Get(ctx context.Context, id string) (tenant.Tenant, error) {
+	return get(s, ctx, "get", id, s.l.Tenant, DecodeTenant)
+}
+
+// get reads the hash (doc and version) of id, named by keyOf, and decodes it; what
+// labels errors.
+func get[T any](s *Tenants, ctx context.Context, what, id string, keyOf func(string) string, decode func(doc, version string) (T, error)) (T, error) {
+	var zero T
 	if !tenant.ValidID(id) {
-		return tenant.Tenant{}, store.ErrNotFound
+		return zero, store.ErrNotFound
 	}
-	stored, err := s.c.Tenants(ctx, []string{s.l.Tenant(id)})
+	stored, err := s.c.Tenants(ctx, []string{keyOf(id)})
 	if err != nil {
-		return tenant.Tenant{}, s.fail("get "+id, err)
+		return zero, s.fail(what+" "+id, err)
 	}
 	if !stored[0].Found {
-		return tenant.Tenant{}, store.ErrNotFound
+		return zero, store.ErrNotFound
 	}
-	t, err := DecodeTenant(stored[0].Doc, stored[0].Version)
+	v, err := decode(stored[0].Doc, stored[0].Version)
 	if err != nil {
-		return tenant.Tenant{}, s.fail("get "+id, err)
+		return zero, s.fail(what+" "+id, err)
 	}
-	return t, nil
+	return v, nil
 }
 
 // Replace stores t when the stored version is ifVersion: it reads the plan the tenant
