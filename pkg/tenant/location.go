@@ -74,11 +74,8 @@ func checkZoneName(name string) error {
 	case strings.HasPrefix(name, "/"), strings.HasSuffix(name, "/"), strings.Contains(name, "//"):
 		return errors.New("is not an IANA name: no empty path segment")
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/_+-", c) >= 0) {
-			return errors.New("is not an IANA name: letters, digits, '/', '_', '+' and '-' only")
-		}
+	if !asciiOnly(name, true, "/_+-") {
+		return errors.New("is not an IANA name: letters, digits, '/', '_', '+' and '-' only")
 	}
 	return nil
 }

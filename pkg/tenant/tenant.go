@@ -3,6 +3,7 @@ package tenant
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
@@ -152,9 +153,15 @@ func ValidID(id string) bool {
 	if len(id) == 0 || len(id) > MaxIDLen || id[0] == '_' || id[0] == '-' {
 		return false
 	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+	return asciiOnly(id, false, "_-")
+}
+
+// asciiOnly reports whether every byte of s is an ASCII digit, a lowercase letter, an
+// uppercase letter when upper is set, or one of the bytes of extra.
+func asciiOnly(s string, upper bool, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z' || strings.IndexByte(extra, c) >= 0) {
 			return false
 		}
 	}

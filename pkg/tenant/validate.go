@@ -142,16 +142,7 @@ func (t Tenant) validateMetadata() error {
 }
 
 func validMetadataKey(k string) bool {
-	if len(k) == 0 || len(k) > MaxMetadataKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_-.:/", c) >= 0) {
-			return false
-		}
-	}
-	return true
+	return len(k) > 0 && len(k) <= MaxMetadataKey && asciiOnly(k, true, "_-.:/")
 }
 
 func printable(s string) bool {
