@@ -81,8 +81,8 @@ func (t Tenant) validateModes() error {
 }
 
 func (t Tenant) validateRoutes() error {
-	if len(t.Routes) > MaxRoutes {
-		return &limiter.FieldError{Field: "routes", Value: strconv.Itoa(len(t.Routes)), Reason: fmt.Sprintf("a tenant has at most %d routes", MaxRoutes)}
+	if err := tooMany("routes", len(t.Routes), MaxRoutes, "a tenant has at most %d routes"); err != nil {
+		return err
 	}
 	seen := make(map[string]int, len(t.Routes))
 	for i, r := range t.Routes {
@@ -125,8 +125,8 @@ func (r Route) validate() error {
 }
 
 func (t Tenant) validateMetadata() error {
-	if len(t.Metadata) > MaxMetadata {
-		return &limiter.FieldError{Field: "metadata", Value: strconv.Itoa(len(t.Metadata)), Reason: fmt.Sprintf("holds at most %d entries", MaxMetadata)}
+	if err := tooMany("metadata", len(t.Metadata), MaxMetadata, "holds at most %d entries"); err != nil {
+		return err
 	}
 	keys := slices.Sorted(maps.Keys(t.Metadata))
 	for _, k := range keys {

@@ -74,8 +74,8 @@ func (t Tenant) PendingZone(u limiter.Unit, now int64) (zone string, effective i
 
 func (t Tenant) validateZoneChanges() error {
 	changes := t.ZoneChanges
-	if len(changes) > MaxZoneChanges {
-		return &limiter.FieldError{Field: "zone_changes", Value: strconv.Itoa(len(changes)), Reason: fmt.Sprintf("holds at most %d changes", MaxZoneChanges)}
+	if err := tooMany("zone_changes", len(changes), MaxZoneChanges, "holds at most %d changes"); err != nil {
+		return err
 	}
 	for i, c := range changes {
 		if err := c.validate(); err != nil {
