@@ -74,9 +74,6 @@ func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := parseArgs(fs, devUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, devUsage, stderr); code != proceed {
-		return code
-	}
 	if err := o.check(); err != nil {
 		return usageError(stderr, fs, devUsage, "%v", err)
 	}

@@ -45,9 +45,6 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := parseArgs(fs, simulateUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, simulateUsage, stderr); code != proceed {
-		return code
-	}
 	switch {
 	case len(rules) == 0 && *plan == "":
 		return usageError(stderr, fs, simulateUsage, "--rule is required (at least one rule, as JSON)")

@@ -32,9 +32,6 @@ func runUpstashLocal(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	if code := parseArgs(fs, upstashLocalUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, upstashLocalUsage, stderr); code != proceed {
-		return code
-	}
 	if *token == "" {
 		*token = os.Getenv(upstashrest.EnvToken)
 	}

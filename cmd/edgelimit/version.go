@@ -20,9 +20,6 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := parseArgs(fs, versionUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, versionUsage, stderr); code != proceed {
-		return code
-	}
 	bi, _ := debug.ReadBuildInfo()
 	fmt.Fprintln(stdout, formatVersion(bi))
 	return 0
