@@ -165,31 +165,27 @@ func (c *Config) parseChoices(get func(string) string) error {
 		allowed     []string
 	}{
 		{EnvBackend, c.Backend, []string{BackendMemory, BackendDynamoDB, BackendUpstash, BackendRedis}},
-		{EnvHTTPAPIResponse, c.HTTPAPIResponse, []string{"", "simple", "iam"}},
-		{EnvFailMode, string(c.FailMode), []string{"", "open", "closed"}},
-		{EnvUsageIdentifier, c.UsageIdentifier, []string{"", "none", "api-key"}},
-		{EnvHotCounters, c.HotCounters, []string{"", "on", "off"}},
+		{EnvHTTPAPIResponse, c.HTTPAPIResponse, []string{"simple", "iam"}},
+		{EnvFailMode, string(c.FailMode), []string{"open", "closed"}},
+		{EnvUsageIdentifier, c.UsageIdentifier, []string{"none", "api-key"}},
+		{EnvHotCounters, c.HotCounters, []string{"on", "off"}},
 	}
-	for _, ch := range checks {
-		if !slices.Contains(ch.allowed, ch.value) {
-			return fmt.Errorf("config: %s = %q: want one of %s", ch.name, ch.value, strings.Join(nonEmpty(ch.allowed), ", "))
+	for _, ch := range checks { // "" is each one's default (Load sets the backend's)
+		if ch.value != "" && !slices.Contains(ch.allowed, ch.value) {
+			return fmt.Errorf("config: %s = %q: want one of %s", ch.name, ch.value, strings.Join(ch.allowed, ", "))
 		}
 	}
 	if c.AnonymousTenant != "" && !tenant.ValidID(c.AnonymousTenant) {
 		return fmt.Errorf("config: %s = %q: not a tenant id (lowercase letters, digits, '_' and '-')", EnvAnonymousTenant, c.AnonymousTenant)
 	}
-	if err := c.parseLocking(get(EnvUpstashLocking)); err != nil {
+	c.UpstashLocking = true // the default
+	if err := parseBool(EnvUpstashLocking, get(EnvUpstashLocking), &c.UpstashLocking); err != nil {
 		return err
 	}
 	if err := parseBool(EnvUpstashPipelining, get(EnvUpstashPipelining), &c.UpstashPipelining); err != nil {
 		return err
 	}
 	return c.parseLogLevel(get(EnvLogLevel))
-}
-
-func (c *Config) parseLocking(s string) error {
-	c.UpstashLocking = true
-	return parseBool(EnvUpstashLocking, s, &c.UpstashLocking)
 }
 
 // parseBool sets *v from s, the value of the variable name, unless s is empty.
@@ -299,14 +295,4 @@ func (c *Config) checkBackend(func(string) string) error {
 		}
 	}
 	return nil
-}
-
-func nonEmpty(list []string) []string {
-	var out []string
-	for _, v := range list {
-		if v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }
