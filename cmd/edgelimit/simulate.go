@@ -75,10 +75,7 @@ func buildSet(plan string, rules []string, zoneName string) (*limiter.Set, error
 	if err != nil || zoneName == "" || zoneName == "Local" {
 		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
 	}
-	if plan != "" {
-		return simulate.ParsePlanRules(plan, rules, loc)
-	}
-	return simulate.ParseRules(rules, loc)
+	return simulate.ParseRules(plan, rules, loc)
 }
 
 func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
