@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
@@ -24,7 +23,7 @@ func Run(set *limiter.Set, reqs []Request, w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	states := map[string][]limiter.State{}
 	allowed := 0
-	var line []byte
+	enc := json.NewEncoder(bw)
 	sets := make([]*limiter.Set, len(scoped))
 	sts := make([][]limiter.State, len(scoped))
 	outs := make([]limiter.Decision, len(scoped))
@@ -43,8 +42,7 @@ func Run(set *limiter.Set, reqs []Request, w io.Writer) error {
 		if d.Allowed {
 			allowed++
 		}
-		line = appendDecision(line[:0], r, d, set.HasLeaky())
-		if _, err := bw.Write(line); err != nil {
+		if err := enc.Encode(newLine(r, d, set.HasLeaky())); err != nil {
 			return err
 		}
 	}
@@ -52,25 +50,23 @@ func Run(set *limiter.Set, reqs []Request, w io.Writer) error {
 	return bw.Flush()
 }
 
-// appendDecision writes one output line: t, key, cost, allowed, remaining,
-// retry_after_ms, and delay_ms when the set has a leaky bucket.
-func appendDecision(b []byte, r Request, d limiter.Decision, leaky bool) []byte {
-	key, _ := json.Marshal(r.Key)
-	b = append(b, `{"t":`...)
-	b = append(b, formatSeconds(r.At)...)
-	b = append(b, `,"key":`...)
-	b = append(b, key...)
-	b = append(b, `,"cost":`...)
-	b = strconv.AppendInt(b, r.Cost, 10)
-	b = append(b, `,"allowed":`...)
-	b = strconv.AppendBool(b, d.Allowed)
-	b = append(b, `,"remaining":`...)
-	b = strconv.AppendInt(b, d.Remaining, 10)
-	b = append(b, `,"retry_after_ms":`...)
-	b = strconv.AppendInt(b, limiter.CeilMillis(d.RetryAfter), 10)
+// line is one output line of Run; DelayMs is there when the set has a leaky bucket.
+type line struct {
+	T            json.Number `json:"t"`
+	Key          string      `json:"key"`
+	Cost         int64       `json:"cost"`
+	Allowed      bool        `json:"allowed"`
+	Remaining    int64       `json:"remaining"`
+	RetryAfterMs int64       `json:"retry_after_ms"`
+	DelayMs      *int64      `json:"delay_ms,omitempty"`
+}
+
+func newLine(r Request, d limiter.Decision, leaky bool) line {
+	l := line{T: json.Number(formatSeconds(r.At)), Key: r.Key, Cost: r.Cost, Allowed: d.Allowed,
+		Remaining: d.Remaining, RetryAfterMs: limiter.CeilMillis(d.RetryAfter)}
 	if leaky {
-		b = append(b, `,"delay_ms":`...)
-		b = strconv.AppendInt(b, limiter.CeilMillis(d.Delay), 10)
+		delay := limiter.CeilMillis(d.Delay)
+		l.DelayMs = &delay
 	}
-	return append(b, "}\n"...)
+	return l
 }
