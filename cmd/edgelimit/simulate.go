@@ -6,18 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/edgelimit/edgelimit/internal/simulate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
-
-// ruleFlags collects repeated --rule flags.
-type ruleFlags []string
-
-func (r *ruleFlags) String() string     { return strings.Join(*r, " ") }
-func (r *ruleFlags) Set(s string) error { *r = append(*r, s); return nil }
 
 const simulateUsage = `usage: edgelimit simulate [--plan JSON] --rule JSON [--rule JSON ...] [--timezone ZONE] --trace FILE|-
 
@@ -33,8 +26,11 @@ Prints one JSON object per request, then "allowed N of M". Input errors print
 // runSimulate is `edgelimit simulate`: flags and files only; internal/simulate does the work.
 func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit simulate", flag.ContinueOnError)
-	var rules ruleFlags
-	fs.Var(&rules, "rule", "a rule as `JSON` (repeatable; several form one rule set)")
+	var rules []string
+	fs.Func("rule", "a rule as `JSON` (repeatable; several form one rule set)", func(s string) error {
+		rules = append(rules, s)
+		return nil
+	})
 	plan := fs.String("plan", "", "a plan as `JSON` whose rules the --rule flags add to")
 	zoneName := fs.String("timezone", "UTC", "IANA time `zone` for calendar periods")
 	tracePath := fs.String("trace", "", "trace `file`, or - for stdin (required)")
