@@ -85,9 +85,7 @@ type Tenant struct {
 // maps become nil, so that a tenant survives a JSON round trip unchanged.
 func (t Tenant) Normalized() Tenant {
 	t = t.Clone()
-	if t.Timezone == "" {
-		t.Timezone = DefaultTimezone
-	}
+	t.Timezone = orDefault(t.Timezone)
 	if t.FailMode == "" {
 		t.FailMode = DefaultFailMode
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -55,15 +56,18 @@ func (t Tenant) validateTimezone() error {
 	if t.Timezone == "" {
 		return nil
 	}
-	return checkZone("timezone", t.Timezone)
+	_, err := loadZone("timezone", t.Timezone)
+	return err
 }
 
-// checkZone reports whether name is an IANA zone this binary can load.
-func checkZone(field, name string) error {
-	if _, err := LoadLocation(name); err != nil {
-		return &limiter.FieldError{Field: field, Value: strconv.Quote(name), Reason: err.Error()}
+// loadZone loads the IANA zone name of field; the error is a *limiter.FieldError
+// naming field when this binary cannot load it.
+func loadZone(field, name string) (*time.Location, error) {
+	loc, err := LoadLocation(name)
+	if err != nil {
+		return nil, &limiter.FieldError{Field: field, Value: strconv.Quote(name), Reason: err.Error()}
 	}
-	return nil
+	return loc, nil
 }
 
 func (t Tenant) validateModes() error {
