@@ -63,7 +63,7 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		return nil, err
 	}
 	if c.Hot() {
-		st.Counters = hotcounter.New(st.Counters, c.hotConfig(st.retryable))
+		st.Counters = hotcounter.New(st.Counters, hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime, Retryable: st.retryable})
 	}
 	if st.ReservationSecret, err = c.reservationSecret(ctx, opts); err != nil {
 		return nil, err
@@ -76,12 +76,6 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st.Tenants = file
 	}
 	return st, nil
-}
-
-// hotConfig configures the hot counters: the knobs, and the store's errors retried as
-// a throttle.
-func (c Config) hotConfig(retryable func(error) bool) hotcounter.Config {
-	return hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime, Retryable: retryable}
 }
 
 // GateConfig returns the gate configuration of c over st, with the system clock.
