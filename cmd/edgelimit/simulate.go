@@ -51,11 +51,11 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, fs, simulateUsage, "%v", err)
 	}
-	in, closeIn, err := openTrace(*tracePath, stdin)
+	in, err := openTrace(*tracePath, stdin)
 	if err != nil {
 		return usageError(stderr, fs, simulateUsage, "--trace %q: %v", *tracePath, err)
 	}
-	defer closeIn()
+	defer in.Close()
 	reqs, err := simulate.ParseTrace(in, set)
 	if err != nil {
 		return fail("%v", err)
@@ -68,15 +68,16 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func buildSet(plan string, rules []string, zoneName string) (*limiter.Set, error) {
 	loc, err := tenant.LoadLocation(zoneName)
-	if err != nil || zoneName == "" || zoneName == "Local" {
+	if err != nil { // LoadLocation refuses "" and "Local" too
 		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
 	}
 	return simulate.ParseRules(plan, rules, loc)
 }
 
-func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
+// openTrace opens the trace file path, or stdin for "-".
+func openTrace(path string, stdin io.Reader) (io.ReadCloser, error) {
 	if path == "-" {
-		return stdin, func() {}, nil
+		return io.NopCloser(stdin), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -84,7 +85,7 @@ func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
 		if errors.As(err, &pe) {
 			err = pe.Err // the flag names the path
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	return f, func() { f.Close() }, nil
+	return f, nil
 }
