@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -217,8 +216,7 @@ func (c *Config) parseRules(get func(string) string) error {
 		return nil
 	}
 	var raws []json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	if err := dec.Decode(&raws); err != nil {
+	if err := json.NewDecoder(strings.NewReader(s)).Decode(&raws); err != nil {
 		return fmt.Errorf("config: %s: want a JSON array of rules: %w", EnvDefaultRules, err)
 	}
 	rules := make([]limiter.Rule, len(raws))
@@ -268,31 +266,20 @@ func (c Config) Hot() bool {
 
 // checkBackend checks that the backend has what it needs.
 func (c *Config) checkBackend(func(string) string) error {
-	need := func(name, value string) error {
-		if value == "" {
-			return fmt.Errorf("config: %s is required with %s=%s", name, EnvBackend, c.Backend)
-		}
+	var missing string
+	switch {
+	case c.Backend == BackendDynamoDB && c.TenantsFile == "" && c.TenantsTable == "":
+		missing = EnvTenantsTable
+	case c.Backend == BackendDynamoDB && c.CountersTable == "":
+		missing = EnvCountersTable
+	case c.Backend == BackendUpstash && c.UpstashURL == "":
+		missing = EnvUpstashURL
+	case c.Backend == BackendUpstash && c.UpstashToken == "" && c.UpstashSecretARN == "":
+		missing = EnvUpstashToken + " or " + EnvUpstashSecretARN
+	case c.Backend == BackendRedis && len(c.Redis.Addrs) == 0:
+		missing = EnvRedisAddr
+	default:
 		return nil
 	}
-	switch c.Backend {
-	case BackendDynamoDB:
-		if c.TenantsFile == "" {
-			if err := need(EnvTenantsTable, c.TenantsTable); err != nil {
-				return err
-			}
-		}
-		return need(EnvCountersTable, c.CountersTable)
-	case BackendUpstash:
-		if err := need(EnvUpstashURL, c.UpstashURL); err != nil {
-			return err
-		}
-		if c.UpstashToken == "" && c.UpstashSecretARN == "" {
-			return fmt.Errorf("config: %s or %s is required with %s=upstash", EnvUpstashToken, EnvUpstashSecretARN, EnvBackend)
-		}
-	case BackendRedis:
-		if len(c.Redis.Addrs) == 0 {
-			return fmt.Errorf("config: %s is required with %s=redis", EnvRedisAddr, EnvBackend)
-		}
-	}
-	return nil
+	return fmt.Errorf("config: %s is required with %s=%s", missing, EnvBackend, c.Backend)
 }
