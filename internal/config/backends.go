@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,16 +18,17 @@ import (
 // aws-lambda-go's own.
 func Backends() []string {
 	out := []string{BackendMemory}
-	for _, b := range []struct {
-		name string
-		has  bool
-	}{{BackendDynamoDB, hasDynamoDB}, {BackendUpstash, hasUpstash}, {BackendRedis, hasRedis}} {
-		if b.has {
-			out = append(out, b.name)
+	for _, b := range []string{BackendDynamoDB, BackendUpstash, BackendRedis} {
+		if builders[b] != nil {
+			out = append(out, b)
 		}
 	}
 	return out
 }
+
+// builders make the stores of the backends this binary has besides memory, by name:
+// each backend's file, which the build tags leave in or out, adds its own (Build).
+var builders = map[string]func(Config, context.Context, Options) (*Stores, error){}
 
 // checkBuilt refuses a backend that this binary was built without, naming what it has.
 func (c *Config) checkBuilt(func(string) string) error {

@@ -19,8 +19,8 @@ import (
 	ddbstore "github.com/edgelimit/edgelimit/pkg/store/dynamodb"
 )
 
-// hasDynamoDB: this build has the dynamodb backend (see Backends).
-const hasDynamoDB = true
+// This build has the dynamodb backend (see Backends).
+func init() { builders[BackendDynamoDB] = Config.buildDynamoDB }
 
 // buildDynamoDB makes the dynamodb backend's stores over one SDK client.
 func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {

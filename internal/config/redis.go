@@ -11,8 +11,8 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store/redis"
 )
 
-// hasRedis: this build has the redis backend (see Backends).
-const hasRedis = true
+// This build has the redis backend (see Backends).
+func init() { builders[BackendRedis] = Config.buildRedis }
 
 // parseRedis reads the EDGELIMIT_REDIS_* variables.
 func (c *Config) parseRedis(get func(string) string) error {

@@ -49,13 +49,12 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st  *Stores
 		err error
 	)
-	switch c.Backend {
-	case BackendDynamoDB:
-		st, err = c.buildDynamoDB(ctx, opts)
-	case BackendUpstash:
-		st, err = c.buildUpstash(ctx, opts)
-	case BackendRedis:
-		st, err = c.buildRedis(ctx, opts)
+	build, built := builders[c.Backend]
+	switch {
+	case built:
+		st, err = build(c, ctx, opts)
+	case c.Backend == BackendDynamoDB || c.Backend == BackendUpstash || c.Backend == BackendRedis:
+		return nil, c.checkBuilt(nil) // a Config that Load did not check
 	default:
 		st = &Stores{Tenants: memory.NewTenants(), Counters: memory.NewCounters(memory.CountersConfig{})}
 	}
