@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -203,10 +204,7 @@ func strictDecode(data []byte, v any, prefix, fields string) error {
 func decodeError(err error, prefix, fields string) error {
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name, _ = strconv.Unquote(name)
-		if name == "" {
-			name = `""`
-		}
-		return &limiter.FieldError{Field: prefix + name, Reason: "unknown field: want one of " + fields}
+		return &limiter.FieldError{Field: prefix + cmp.Or(name, `""`), Reason: "unknown field: want one of " + fields}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -214,10 +212,7 @@ func decodeError(err error, prefix, fields string) error {
 		if te.Field != "" {
 			field = prefix + te.Field
 		}
-		if field == "" {
-			field = "tenant"
-		}
-		return &limiter.FieldError{Field: field, Reason: "must be a JSON " + jsonType(te.Type) + ", not a " + te.Value}
+		return &limiter.FieldError{Field: cmp.Or(field, "tenant"), Reason: "must be a JSON " + jsonType(te.Type) + ", not a " + te.Value}
 	}
 	return fmt.Errorf("%w: %v", ErrSyntax, err)
 }

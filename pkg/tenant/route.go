@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -55,10 +56,7 @@ const (
 // RequestCost returns the cost each request of the route reserves: Cost, or
 // DefaultCost when it is 0.
 func (r Route) RequestCost() int64 {
-	if r.Cost == 0 {
-		return DefaultCost
-	}
-	return r.Cost
+	return cmp.Or(r.Cost, DefaultCost)
 }
 
 // DefaultScope is the scope of the route's rules that name none: ScopeIP on an

@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -85,13 +86,9 @@ type Tenant struct {
 // maps become nil, so that a tenant survives a JSON round trip unchanged.
 func (t Tenant) Normalized() Tenant {
 	t = t.Clone()
-	t.Timezone = orDefault(t.Timezone)
-	if t.FailMode == "" {
-		t.FailMode = DefaultFailMode
-	}
-	if t.Status == "" {
-		t.Status = DefaultStatus
-	}
+	t.Timezone = cmp.Or(t.Timezone, DefaultTimezone)
+	t.FailMode = cmp.Or(t.FailMode, DefaultFailMode)
+	t.Status = cmp.Or(t.Status, DefaultStatus)
 	normalizeRules(t.Rules, limiter.ScopeTenant)
 	for _, r := range t.Routes {
 		normalizeRules(r.Rules, r.DefaultScope())

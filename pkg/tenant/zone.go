@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -22,7 +23,7 @@ type ZoneChange struct {
 // this binary cannot load (a tenant that passes Validate has none).
 func (t Tenant) Zone() (*limiter.Zone, error) {
 	if len(t.ZoneChanges) == 0 {
-		loc, err := loadZone("timezone", orDefault(t.Timezone))
+		loc, err := loadZone("timezone", cmp.Or(t.Timezone, DefaultTimezone))
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +86,7 @@ func (t Tenant) validateZoneChanges() error {
 			return &limiter.FieldError{Field: path + ".from", Value: strconv.Quote(c.From), Reason: "must be the zone the previous change went to, " + strconv.Quote(changes[i-1].To)}
 		}
 	}
-	if n := len(changes); n > 0 && changes[n-1].To != orDefault(t.Timezone) {
+	if n := len(changes); n > 0 && changes[n-1].To != cmp.Or(t.Timezone, DefaultTimezone) {
 		return &limiter.FieldError{Field: fmt.Sprintf("zone_changes[%d].to", n-1), Value: strconv.Quote(changes[n-1].To), Reason: "the last change must go to the tenant's timezone"}
 	}
 	return nil
@@ -105,12 +106,4 @@ func (c ZoneChange) validate() error {
 		return &limiter.FieldError{Field: "to", Value: strconv.Quote(c.To), Reason: "is the zone it changes from"}
 	}
 	return nil
-}
-
-// orDefault is zone, or DefaultTimezone when zone is empty.
-func orDefault(zone string) string {
-	if zone == "" {
-		return DefaultTimezone
-	}
-	return zone
 }
