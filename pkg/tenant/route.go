@@ -15,12 +15,7 @@ const (
 	DefaultRoute = "$default"
 )
 
-var methods = map[string]bool{
-	"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
-	"HEAD": true, "OPTIONS": true, MethodAny: true,
-}
-
-const methodList = "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, ANY"
+var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", MethodAny}
 
 // Route is a set of rules for one API Gateway route, applied on top of the tenant's
 // rules under a counter key of its own.

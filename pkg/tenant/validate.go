@@ -106,8 +106,8 @@ func (t Tenant) validateRoutes() error {
 }
 
 func (r Route) validate() error {
-	if !methods[r.Method] {
-		return &limiter.FieldError{Field: "method", Value: strconv.Quote(r.Method), Reason: "must be one of " + methodList}
+	if !slices.Contains(methods, r.Method) {
+		return &limiter.FieldError{Field: "method", Value: strconv.Quote(r.Method), Reason: "must be one of " + strings.Join(methods, ", ")}
 	}
 	if !validResource(r.Resource) {
 		return &limiter.FieldError{Field: "resource", Value: strconv.Quote(r.Resource),
