@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -31,12 +32,8 @@ func formatVersion(bi *debug.BuildInfo) string {
 	version, goVersion := "(unknown)", runtime.Version()
 	settings := map[string]string{}
 	if bi != nil {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		if bi.GoVersion != "" {
-			goVersion = bi.GoVersion
-		}
+		version = cmp.Or(bi.Main.Version, version)
+		goVersion = cmp.Or(bi.GoVersion, goVersion)
 		for _, s := range bi.Settings {
 			settings[s.Key] = s.Value
 		}

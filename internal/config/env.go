@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -110,7 +111,7 @@ type Redis struct {
 func Load(getenv func(string) string) (Config, error) {
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	c := Config{
-		Backend: strings.ToLower(get(EnvBackend)), TenantsTable: get(EnvTenantsTable),
+		Backend: cmp.Or(strings.ToLower(get(EnvBackend)), BackendMemory), TenantsTable: get(EnvTenantsTable),
 		CountersTable: get(EnvCountersTable), TenantsFile: get(EnvTenantsFile),
 		UpstashURL: get(EnvUpstashURL), UpstashToken: get(EnvUpstashToken),
 		UpstashSecretARN: get(EnvUpstashSecretARN), UpstashPrefix: get(EnvUpstashPrefix), KeyHeader: get(EnvKeyHeader),
@@ -118,9 +119,6 @@ func Load(getenv func(string) string) (Config, error) {
 		AnonymousTenant: get(EnvAnonymousTenant), UsageIdentifier: strings.ToLower(get(EnvUsageIdentifier)),
 		DynamoDBEndpoint: get(EnvDynamoDBEndpoint), SecretsEndpoint: get(EnvSecretsEndpoint),
 		HotCounters: strings.ToLower(get(EnvHotCounters)),
-	}
-	if c.Backend == "" {
-		c.Backend = BackendMemory
 	}
 	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.checkBuilt, c.parseRules, c.parseHot, c.parseRedis, c.parseReservation, c.checkBackend}
 	for _, step := range steps {
