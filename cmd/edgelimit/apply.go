@@ -43,9 +43,6 @@ func runApply(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := parseArgs(fs, applyUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, applyUsage, stderr); code != proceed {
-		return code
-	}
 	switch {
 	case *file == "":
 		return usageError(stderr, fs, applyUsage, "-f is required")

@@ -74,9 +74,6 @@ func runDev(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := parseArgs(fs, devUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, devUsage, stderr); code != proceed {
-		return code
-	}
 	if err := o.check(); err != nil {
 		return usageError(stderr, fs, devUsage, "%v", err)
 	}
@@ -145,7 +142,7 @@ func prepareDev(ctx context.Context, o devOptions, progress io.Writer) (http.Han
 	if err := config.CheckNames(o.environ); err != nil {
 		return nil, demo, err
 	}
-	cfg, err := config.Load(devEnv(o.backend, o.redisEnv()))
+	cfg, err := config.Load(o.env())
 	if err != nil {
 		return nil, demo, err
 	}
@@ -173,35 +170,25 @@ func prepareDev(ctx context.Context, o devOptions, progress io.Writer) (http.Han
 	return handler, demo, err
 }
 
-// devEnv is the environment dev reads: getenv's, with backend (when given) in place of
-// EDGELIMIT_BACKEND, and devDefaults where it sets nothing.
-func devEnv(backend string, getenv func(string) string) func(string) string {
+// env is the environment dev reads: getenv's, with --backend (when given) in place of
+// EDGELIMIT_BACKEND, --redis (when given) in place of EDGELIMIT_REDIS_ADDR and then the
+// redis backend unless another is chosen, and devDefaults where it sets nothing.
+func (o devOptions) env() func(string) string {
 	return func(name string) string {
-		v := getenv(name)
-		if name == config.EnvBackend && backend != "" {
-			return backend
+		v := o.getenv(name)
+		unset := strings.TrimSpace(v) == ""
+		switch {
+		case name == config.EnvBackend && o.backend != "":
+			return o.backend
+		case name == config.EnvBackend && o.redis != "" && unset:
+			return config.BackendRedis
+		case name == config.EnvRedisAddr && o.redis != "":
+			return o.redis
 		}
-		if d, ok := devDefaults[name]; ok && strings.TrimSpace(v) == "" {
+		if d, ok := devDefaults[name]; ok && unset {
 			return d
 		}
 		return v
-	}
-}
-
-// redisEnv is getenv with --redis in place of EDGELIMIT_REDIS_ADDR, and then the redis
-// backend unless another is chosen.
-func (o devOptions) redisEnv() func(string) string {
-	if o.redis == "" {
-		return o.getenv
-	}
-	return func(name string) string {
-		switch {
-		case name == config.EnvRedisAddr:
-			return o.redis
-		case name == config.EnvBackend && strings.TrimSpace(o.getenv(name)) == "":
-			return config.BackendRedis
-		}
-		return o.getenv(name)
 	}
 }
 

@@ -43,12 +43,12 @@ func TestDevBusyPortWritesNothing(t *testing.T) {
 func TestDevEnv(t *testing.T) {
 	env := map[string]string{"EDGELIMIT_BACKEND": "upstash", "EDGELIMIT_LOG_LEVEL": "debug", "EDGELIMIT_CONFIG_TTL": " "}
 	lookup := func(k string) string { return env[k] }
-	get := devEnv("", lookup)
+	get := devOptions{getenv: lookup}.env()
 	if get("EDGELIMIT_BACKEND") != "upstash" || get("EDGELIMIT_CONFIG_TTL") != "0" || get("EDGELIMIT_LATENCY_BUDGET") != "5s" || get("EDGELIMIT_LOG_LEVEL") != "debug" {
 		t.Errorf("devEnv: backend %q, TTL %q, budget %q", get("EDGELIMIT_BACKEND"), get("EDGELIMIT_CONFIG_TTL"), get("EDGELIMIT_LATENCY_BUDGET"))
 	}
 	env["EDGELIMIT_CONFIG_TTL"] = "10s"
-	if get := devEnv("dynamodb", lookup); get("EDGELIMIT_BACKEND") != "dynamodb" || get("EDGELIMIT_CONFIG_TTL") != "10s" {
+	if get := (devOptions{backend: "dynamodb", getenv: lookup}).env(); get("EDGELIMIT_BACKEND") != "dynamodb" || get("EDGELIMIT_CONFIG_TTL") != "10s" {
 		t.Errorf("devEnv with --backend and a TTL set: %q, %q", get("EDGELIMIT_BACKEND"), get("EDGELIMIT_CONFIG_TTL"))
 	}
 }
@@ -162,15 +162,15 @@ func randomSuffix(t *testing.T) string {
 func TestDevRedisFlag(t *testing.T) {
 	env := map[string]string{}
 	o := devOptions{redis: "127.0.0.1:6380", getenv: func(k string) string { return env[k] }}
-	get := devEnv("", o.redisEnv())
+	get := o.env()
 	if get("EDGELIMIT_REDIS_ADDR") != "127.0.0.1:6380" || get("EDGELIMIT_BACKEND") != "redis" {
 		t.Errorf("--redis: address %q, backend %q", get("EDGELIMIT_REDIS_ADDR"), get("EDGELIMIT_BACKEND"))
 	}
 	env["EDGELIMIT_BACKEND"] = "memory"
-	if get := devEnv("", o.redisEnv()); get("EDGELIMIT_BACKEND") != "memory" {
+	if get := o.env(); get("EDGELIMIT_BACKEND") != "memory" {
 		t.Errorf("--redis with EDGELIMIT_BACKEND=memory: backend %q", get("EDGELIMIT_BACKEND"))
 	}
-	if get := devEnv("redis", devOptions{getenv: func(string) string { return "" }}.redisEnv()); get("EDGELIMIT_REDIS_ADDR") != "" {
+	if get := (devOptions{backend: "redis", getenv: func(string) string { return "" }}).env(); get("EDGELIMIT_REDIS_ADDR") != "" {
 		t.Errorf("no --redis: address %q", get("EDGELIMIT_REDIS_ADDR"))
 	}
 }

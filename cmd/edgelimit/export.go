@@ -31,9 +31,6 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := parseArgs(fs, exportUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, exportUsage, stderr); code != proceed {
-		return code
-	}
 	if *admin == "" {
 		return usageError(stderr, fs, exportUsage, "--admin is required")
 	}

@@ -43,7 +43,7 @@ func runKeys(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runKeysHash(args[1:], stdin, stdout, stderr)
 		}
 	}
-	if code := parseArgs(fs, keysUsage, args, stdout, stderr); code != proceed {
+	if code := parseFlags(fs, keysUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
 	if fs.NArg() == 0 {
@@ -56,9 +56,6 @@ func runKeysNew(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit keys new", flag.ContinueOnError)
 	tenantID := fs.String("tenant", "", "the `id` of the tenant the key belongs to (required)")
 	if code := parseArgs(fs, keysNewUsage, args, stdout, stderr); code != proceed {
-		return code
-	}
-	if code := noArgs(fs, keysNewUsage, stderr); code != proceed {
 		return code
 	}
 	if *tenantID == "" {
@@ -84,7 +81,7 @@ const maxKeyLine = 4096
 
 func runKeysHash(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit keys hash", flag.ContinueOnError)
-	if code := parseArgs(fs, keysHashUsage, args, stdout, stderr); code != proceed {
+	if code := parseFlags(fs, keysHashUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
 	var raw string

@@ -6,18 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/edgelimit/edgelimit/internal/simulate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
-
-// ruleFlags collects repeated --rule flags.
-type ruleFlags []string
-
-func (r *ruleFlags) String() string     { return strings.Join(*r, " ") }
-func (r *ruleFlags) Set(s string) error { *r = append(*r, s); return nil }
 
 const simulateUsage = `usage: edgelimit simulate [--plan JSON] --rule JSON [--rule JSON ...] [--timezone ZONE] --trace FILE|-
 
@@ -33,8 +26,11 @@ Prints one JSON object per request, then "allowed N of M". Input errors print
 // runSimulate is `edgelimit simulate`: flags and files only; internal/simulate does the work.
 func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("edgelimit simulate", flag.ContinueOnError)
-	var rules ruleFlags
-	fs.Var(&rules, "rule", "a rule as `JSON` (repeatable; several form one rule set)")
+	var rules []string
+	fs.Func("rule", "a rule as `JSON` (repeatable; several form one rule set)", func(s string) error {
+		rules = append(rules, s)
+		return nil
+	})
 	plan := fs.String("plan", "", "a plan as `JSON` whose rules the --rule flags add to")
 	zoneName := fs.String("timezone", "UTC", "IANA time `zone` for calendar periods")
 	tracePath := fs.String("trace", "", "trace `file`, or - for stdin (required)")
@@ -43,9 +39,6 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if code := parseArgs(fs, simulateUsage, args, stdout, stderr); code != proceed {
-		return code
-	}
-	if code := noArgs(fs, simulateUsage, stderr); code != proceed {
 		return code
 	}
 	switch {
@@ -58,11 +51,11 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, fs, simulateUsage, "%v", err)
 	}
-	in, closeIn, err := openTrace(*tracePath, stdin)
+	in, err := openTrace(*tracePath, stdin)
 	if err != nil {
 		return usageError(stderr, fs, simulateUsage, "--trace %q: %v", *tracePath, err)
 	}
-	defer closeIn()
+	defer in.Close()
 	reqs, err := simulate.ParseTrace(in, set)
 	if err != nil {
 		return fail("%v", err)
@@ -75,18 +68,16 @@ func runSimulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func buildSet(plan string, rules []string, zoneName string) (*limiter.Set, error) {
 	loc, err := tenant.LoadLocation(zoneName)
-	if err != nil || zoneName == "" || zoneName == "Local" {
+	if err != nil { // LoadLocation refuses "" and "Local" too
 		return nil, fmt.Errorf("--timezone %q: not an IANA time zone such as \"Europe/London\"", zoneName)
 	}
-	if plan != "" {
-		return simulate.ParsePlanRules(plan, rules, loc)
-	}
-	return simulate.ParseRules(rules, loc)
+	return simulate.ParseRules(plan, rules, loc)
 }
 
-func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
+// openTrace opens the trace file path, or stdin for "-".
+func openTrace(path string, stdin io.Reader) (io.ReadCloser, error) {
 	if path == "-" {
-		return stdin, func() {}, nil
+		return io.NopCloser(stdin), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -94,7 +85,7 @@ func openTrace(path string, stdin io.Reader) (io.Reader, func(), error) {
 		if errors.As(err, &pe) {
 			err = pe.Err // the flag names the path
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	return f, func() { f.Close() }, nil
+	return f, nil
 }

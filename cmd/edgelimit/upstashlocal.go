@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -32,12 +33,7 @@ func runUpstashLocal(args []string, stdin io.Reader, stdout, stderr io.Writer) i
 	if code := parseArgs(fs, upstashLocalUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, upstashLocalUsage, stderr); code != proceed {
-		return code
-	}
-	if *token == "" {
-		*token = os.Getenv(upstashrest.EnvToken)
-	}
+	*token = cmp.Or(*token, os.Getenv(upstashrest.EnvToken))
 	if *token == "" {
 		return usageError(stderr, fs, upstashLocalUsage, "no token: pass --token or set %s", upstashrest.EnvToken)
 	}

@@ -8,13 +8,26 @@ import (
 	"strings"
 )
 
-// proceed is what parseArgs returns when the command should go on.
+// proceed is what parseArgs and parseFlags return when the command should go on.
 const proceed = -1
 
-// parseArgs parses args into fs, whose name is the command's ("edgelimit dev"). A lone
-// "help", or -h / --help among the flags, prints the usage to stdout: 0. A bad flag
-// names the problem and prints the usage to stderr: 2. Otherwise it returns proceed.
+// parseArgs parses args into fs, as parseFlags does, and refuses any argument left
+// after the flags with a usage error.
 func parseArgs(fs *flag.FlagSet, text string, args []string, stdout, stderr io.Writer) int {
+	if code := parseFlags(fs, text, args, stdout, stderr); code != proceed {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, fs, text, "unexpected argument %q", fs.Arg(0))
+	}
+	return proceed
+}
+
+// parseFlags parses args into fs, whose name is the command's ("edgelimit dev"). A
+// lone "help", or -h / --help among the flags, prints the usage to stdout: 0. A bad
+// flag names the problem and prints the usage to stderr: 2. Otherwise it returns
+// proceed.
+func parseFlags(fs *flag.FlagSet, text string, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	if len(args) == 1 && args[0] == "help" {
 		fmt.Fprint(stdout, usageOf(fs, text))
@@ -36,14 +49,6 @@ func parseArgs(fs *flag.FlagSet, text string, args []string, stdout, stderr io.W
 func usageError(stderr io.Writer, fs *flag.FlagSet, text, format string, a ...any) int {
 	fmt.Fprintf(stderr, "%s: %s\n\n%s", fs.Name(), fmt.Sprintf(format, a...), usageOf(fs, text))
 	return 2
-}
-
-// noArgs checks that parsing left no argument: proceed, or a usage error naming it.
-func noArgs(fs *flag.FlagSet, text string, stderr io.Writer) int {
-	if fs.NArg() > 0 {
-		return usageError(stderr, fs, text, "unexpected argument %q", fs.Arg(0))
-	}
-	return proceed
 }
 
 // usageOf is the command's text followed by its flags, if it has any.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -20,9 +21,6 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code := parseArgs(fs, versionUsage, args, stdout, stderr); code != proceed {
 		return code
 	}
-	if code := noArgs(fs, versionUsage, stderr); code != proceed {
-		return code
-	}
 	bi, _ := debug.ReadBuildInfo()
 	fmt.Fprintln(stdout, formatVersion(bi))
 	return 0
@@ -34,12 +32,8 @@ func formatVersion(bi *debug.BuildInfo) string {
 	version, goVersion := "(unknown)", runtime.Version()
 	settings := map[string]string{}
 	if bi != nil {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		if bi.GoVersion != "" {
-			goVersion = bi.GoVersion
-		}
+		version = cmp.Or(bi.Main.Version, version)
+		goVersion = cmp.Or(bi.GoVersion, goVersion)
 		for _, s := range bi.Settings {
 			settings[s.Key] = s.Value
 		}

@@ -1,18 +1,16 @@
 // Package chart draws docs/algorithms.svg: how each algorithm treats one burst of
-// traffic, from `edgelimit simulate`'s own output (internal/simulate), so the picture in the
-// README cannot drift from what the limiter does. TestChart regenerates it and fails
+// traffic, from the lines `edgelimit simulate` prints (internal/simulate's Decide), so
+// the picture in the README cannot drift from what the limiter does. TestChart regenerates it and fails
 // when the committed file differs (go test ./internal/chart -update rewrites it).
 package chart
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/edgelimit/edgelimit/internal/simulate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -47,13 +45,6 @@ var Algorithms = []struct{ Name, Rule string }{
 	{"leaky_bucket", `{"algorithm": "leaky_bucket", "limit": 5, "period": "1s", "burst": 10}`},
 }
 
-// decision is the part of one simulate output line the chart reads.
-type decision struct {
-	T       float64 `json:"t"`
-	Allowed bool    `json:"allowed"`
-	DelayMs int64   `json:"delay_ms"`
-}
-
 // Run replays trace through each algorithm with internal/simulate and returns the chart.
 func Run(trace []byte) (Chart, error) {
 	var c Chart
@@ -66,7 +57,7 @@ func Run(trace []byte) (Chart, error) {
 			return Chart{}, fmt.Errorf("%s: the trace holds no request", a.Name)
 		}
 		if c.Series == nil {
-			c.Origin = math.Floor(out[0].T)
+			c.Origin = math.Floor(seconds(out[0]))
 			c.Offered = offered(out, c.Origin)
 		}
 		leaky := strings.Contains(a.Rule, string(limiter.LeakyBucket))
@@ -75,13 +66,9 @@ func Run(trace []byte) (Chart, error) {
 	return c, nil
 }
 
-// replay runs simulate on trace with one rule and reads its output lines.
-func replay(trace []byte, rule string) ([]decision, error) {
-	r, err := limiter.ParseRule([]byte(rule))
-	if err != nil {
-		return nil, err
-	}
-	set, err := limiter.NewSet([]limiter.Rule{r}, nil)
+// replay runs simulate on trace with one rule: the lines it prints.
+func replay(trace []byte, rule string) ([]simulate.Line, error) {
+	set, err := simulate.ParseRules("", []string{rule}, time.UTC)
 	if err != nil {
 		return nil, err
 	}
@@ -89,51 +76,35 @@ func replay(trace []byte, rule string) ([]decision, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := simulate.Run(set, reqs, &buf); err != nil {
-		return nil, err
-	}
-	return decode(&buf)
+	return simulate.Decide(set, reqs)
 }
 
-// decode reads simulate's JSON lines, up to its "allowed N of M" line.
-func decode(r io.Reader) ([]decision, error) {
-	var out []decision
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "allowed ") {
-			break
-		}
-		var d decision
-		if err := json.Unmarshal([]byte(line), &d); err != nil {
-			return nil, fmt.Errorf("simulate output %q: %w", line, err)
-		}
-		out = append(out, d)
-	}
-	return out, sc.Err()
+// seconds is the time of a line, in seconds since the Unix epoch.
+func seconds(l simulate.Line) float64 {
+	t, _ := l.T.Float64() // simulate writes it as a decimal
+	return t
 }
 
 // offered is every request, cumulative, at its arrival.
-func offered(ds []decision, origin float64) [][2]float64 {
+func offered(ds []simulate.Line, origin float64) [][2]float64 {
 	points := make([][2]float64, len(ds))
 	for i, d := range ds {
-		points[i] = [2]float64{since(d.T, origin), float64(i + 1)}
+		points[i] = [2]float64{since(seconds(d), origin), float64(i + 1)}
 	}
 	return points
 }
 
 // admitted is the allowed requests, cumulative, at their arrival or (released) at
 // their arrival plus their delay.
-func admitted(ds []decision, origin float64, released bool) [][2]float64 {
+func admitted(ds []simulate.Line, origin float64, released bool) [][2]float64 {
 	var at []float64
 	for _, d := range ds {
 		if !d.Allowed {
 			continue
 		}
-		t := since(d.T, origin)
-		if released {
-			t += float64(d.DelayMs) / 1000
+		t := since(seconds(d), origin)
+		if released && d.DelayMs != nil {
+			t += float64(*d.DelayMs) / 1000
 		}
 		at = append(at, t)
 	}

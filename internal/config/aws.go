@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -47,10 +48,7 @@ func (c Config) awsConfig(ctx context.Context, opts Options) (aws.Config, error)
 // (internal/config/awsdefault).
 func LambdaAWSConfig(getenv func(string) string) (aws.Config, error) {
 	id, secret := getenv(EnvAWSAccessKeyID), getenv(EnvAWSSecretAccessKey)
-	region := getenv(EnvAWSRegion)
-	if region == "" {
-		region = getenv(EnvAWSDefaultRegion)
-	}
+	region := cmp.Or(getenv(EnvAWSRegion), getenv(EnvAWSDefaultRegion))
 	switch {
 	case id == "" || secret == "":
 		return aws.Config{}, fmt.Errorf("config: AWS credentials: %s and %s are not set (the Lambda runtime sets them)", EnvAWSAccessKeyID, EnvAWSSecretAccessKey)

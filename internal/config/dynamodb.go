@@ -19,8 +19,8 @@ import (
 	ddbstore "github.com/edgelimit/edgelimit/pkg/store/dynamodb"
 )
 
-// hasDynamoDB: this build has the dynamodb backend (see Backends).
-const hasDynamoDB = true
+// This build has the dynamodb backend (see Backends).
+func init() { builders[BackendDynamoDB] = Config.buildDynamoDB }
 
 // buildDynamoDB makes the dynamodb backend's stores over one SDK client.
 func (c Config) buildDynamoDB(ctx context.Context, opts Options) (*Stores, error) {
@@ -120,16 +120,9 @@ func (c Config) CreateTables(ctx context.Context, opts Options) ([]string, error
 		return nil, err
 	}
 	tables := []struct {
-		name   string
-		create func() error
-	}{
-		{c.TenantsTable, func() error {
-			return ddbstore.CreateTable(ctx, client, c.TenantsTable, ddbstore.TenantsTable, tableWait)
-		}},
-		{c.CountersTable, func() error {
-			return ddbstore.CreateTable(ctx, client, c.CountersTable, ddbstore.CountersTable, tableWait)
-		}},
-	}
+		name string
+		kind ddbstore.TableKind
+	}{{c.TenantsTable, ddbstore.TenantsTable}, {c.CountersTable, ddbstore.CountersTable}}
 	if c.TenantsFile != "" {
 		tables = tables[1:]
 	}
@@ -142,7 +135,7 @@ func (c Config) CreateTables(ctx context.Context, opts Options) ([]string, error
 		if exists {
 			continue
 		}
-		if err := t.create(); err != nil {
+		if err := ddbstore.CreateTable(ctx, client, t.name, t.kind, tableWait); err != nil {
 			return created, err
 		}
 		created = append(created, t.name)

@@ -1,7 +1,7 @@
 package config
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -111,7 +111,7 @@ type Redis struct {
 func Load(getenv func(string) string) (Config, error) {
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	c := Config{
-		Backend: strings.ToLower(get(EnvBackend)), TenantsTable: get(EnvTenantsTable),
+		Backend: cmp.Or(strings.ToLower(get(EnvBackend)), BackendMemory), TenantsTable: get(EnvTenantsTable),
 		CountersTable: get(EnvCountersTable), TenantsFile: get(EnvTenantsFile),
 		UpstashURL: get(EnvUpstashURL), UpstashToken: get(EnvUpstashToken),
 		UpstashSecretARN: get(EnvUpstashSecretARN), UpstashPrefix: get(EnvUpstashPrefix), KeyHeader: get(EnvKeyHeader),
@@ -119,9 +119,6 @@ func Load(getenv func(string) string) (Config, error) {
 		AnonymousTenant: get(EnvAnonymousTenant), UsageIdentifier: strings.ToLower(get(EnvUsageIdentifier)),
 		DynamoDBEndpoint: get(EnvDynamoDBEndpoint), SecretsEndpoint: get(EnvSecretsEndpoint),
 		HotCounters: strings.ToLower(get(EnvHotCounters)),
-	}
-	if c.Backend == "" {
-		c.Backend = BackendMemory
 	}
 	steps := []func(func(string) string) error{c.parseDurations, c.parseChoices, c.checkBuilt, c.parseRules, c.parseHot, c.parseRedis, c.parseReservation, c.checkBackend}
 	for _, step := range steps {
@@ -165,31 +162,27 @@ func (c *Config) parseChoices(get func(string) string) error {
 		allowed     []string
 	}{
 		{EnvBackend, c.Backend, []string{BackendMemory, BackendDynamoDB, BackendUpstash, BackendRedis}},
-		{EnvHTTPAPIResponse, c.HTTPAPIResponse, []string{"", "simple", "iam"}},
-		{EnvFailMode, string(c.FailMode), []string{"", "open", "closed"}},
-		{EnvUsageIdentifier, c.UsageIdentifier, []string{"", "none", "api-key"}},
-		{EnvHotCounters, c.HotCounters, []string{"", "on", "off"}},
+		{EnvHTTPAPIResponse, c.HTTPAPIResponse, []string{"simple", "iam"}},
+		{EnvFailMode, string(c.FailMode), []string{"open", "closed"}},
+		{EnvUsageIdentifier, c.UsageIdentifier, []string{"none", "api-key"}},
+		{EnvHotCounters, c.HotCounters, []string{"on", "off"}},
 	}
-	for _, ch := range checks {
-		if !slices.Contains(ch.allowed, ch.value) {
-			return fmt.Errorf("config: %s = %q: want one of %s", ch.name, ch.value, strings.Join(nonEmpty(ch.allowed), ", "))
+	for _, ch := range checks { // "" is each one's default (Load sets the backend's)
+		if ch.value != "" && !slices.Contains(ch.allowed, ch.value) {
+			return fmt.Errorf("config: %s = %q: want one of %s", ch.name, ch.value, strings.Join(ch.allowed, ", "))
 		}
 	}
 	if c.AnonymousTenant != "" && !tenant.ValidID(c.AnonymousTenant) {
 		return fmt.Errorf("config: %s = %q: not a tenant id (lowercase letters, digits, '_' and '-')", EnvAnonymousTenant, c.AnonymousTenant)
 	}
-	if err := c.parseLocking(get(EnvUpstashLocking)); err != nil {
+	c.UpstashLocking = true // the default
+	if err := parseBool(EnvUpstashLocking, get(EnvUpstashLocking), &c.UpstashLocking); err != nil {
 		return err
 	}
 	if err := parseBool(EnvUpstashPipelining, get(EnvUpstashPipelining), &c.UpstashPipelining); err != nil {
 		return err
 	}
 	return c.parseLogLevel(get(EnvLogLevel))
-}
-
-func (c *Config) parseLocking(s string) error {
-	c.UpstashLocking = true
-	return parseBool(EnvUpstashLocking, s, &c.UpstashLocking)
 }
 
 // parseBool sets *v from s, the value of the variable name, unless s is empty.
@@ -221,8 +214,7 @@ func (c *Config) parseRules(get func(string) string) error {
 		return nil
 	}
 	var raws []json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader([]byte(s)))
-	if err := dec.Decode(&raws); err != nil {
+	if err := json.NewDecoder(strings.NewReader(s)).Decode(&raws); err != nil {
 		return fmt.Errorf("config: %s: want a JSON array of rules: %w", EnvDefaultRules, err)
 	}
 	rules := make([]limiter.Rule, len(raws))
@@ -272,41 +264,20 @@ func (c Config) Hot() bool {
 
 // checkBackend checks that the backend has what it needs.
 func (c *Config) checkBackend(func(string) string) error {
-	need := func(name, value string) error {
-		if value == "" {
-			return fmt.Errorf("config: %s is required with %s=%s", name, EnvBackend, c.Backend)
-		}
+	var missing string
+	switch {
+	case c.Backend == BackendDynamoDB && c.TenantsFile == "" && c.TenantsTable == "":
+		missing = EnvTenantsTable
+	case c.Backend == BackendDynamoDB && c.CountersTable == "":
+		missing = EnvCountersTable
+	case c.Backend == BackendUpstash && c.UpstashURL == "":
+		missing = EnvUpstashURL
+	case c.Backend == BackendUpstash && c.UpstashToken == "" && c.UpstashSecretARN == "":
+		missing = EnvUpstashToken + " or " + EnvUpstashSecretARN
+	case c.Backend == BackendRedis && len(c.Redis.Addrs) == 0:
+		missing = EnvRedisAddr
+	default:
 		return nil
 	}
-	switch c.Backend {
-	case BackendDynamoDB:
-		if c.TenantsFile == "" {
-			if err := need(EnvTenantsTable, c.TenantsTable); err != nil {
-				return err
-			}
-		}
-		return need(EnvCountersTable, c.CountersTable)
-	case BackendUpstash:
-		if err := need(EnvUpstashURL, c.UpstashURL); err != nil {
-			return err
-		}
-		if c.UpstashToken == "" && c.UpstashSecretARN == "" {
-			return fmt.Errorf("config: %s or %s is required with %s=upstash", EnvUpstashToken, EnvUpstashSecretARN, EnvBackend)
-		}
-	case BackendRedis:
-		if len(c.Redis.Addrs) == 0 {
-			return fmt.Errorf("config: %s is required with %s=redis", EnvRedisAddr, EnvBackend)
-		}
-	}
-	return nil
-}
-
-func nonEmpty(list []string) []string {
-	var out []string
-	for _, v := range list {
-		if v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
+	return fmt.Errorf("config: %s is required with %s=%s", missing, EnvBackend, c.Backend)
 }

@@ -6,14 +6,13 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/store/redis"
 )
 
-// hasRedis: this build has the redis backend (see Backends).
-const hasRedis = true
+// This build has the redis backend (see Backends).
+func init() { builders[BackendRedis] = Config.buildRedis }
 
 // parseRedis reads the EDGELIMIT_REDIS_* variables.
 func (c *Config) parseRedis(get func(string) string) error {
@@ -26,17 +25,11 @@ func (c *Config) parseRedis(get func(string) string) error {
 		}
 		r.Addrs = addrs
 	}
-	for _, b := range []struct {
-		name string
-		v    *bool
-	}{{EnvRedisCluster, &r.Cluster}, {EnvRedisTLS, &r.TLS}} {
-		if s := get(b.name); s != "" {
-			v, err := strconv.ParseBool(s)
-			if err != nil {
-				return fmt.Errorf("config: %s = %q: want true or false", b.name, s)
-			}
-			*b.v = v
-		}
+	if err := parseBool(EnvRedisCluster, get(EnvRedisCluster), &r.Cluster); err != nil {
+		return err
+	}
+	if err := parseBool(EnvRedisTLS, get(EnvRedisTLS), &r.TLS); err != nil {
+		return err
 	}
 	if strings.ContainsAny(r.Prefix, "{}") {
 		return fmt.Errorf("config: %s = %q: the prefix is the tenants' hash tag and must not hold a brace", EnvRedisPrefix, r.Prefix)

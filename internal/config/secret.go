@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -26,10 +27,7 @@ func (c Config) readSecret(ctx context.Context, opts Options, name, arn string) 
 	if err != nil {
 		return "", err
 	}
-	endpoint := c.SecretsEndpoint
-	if endpoint == "" {
-		endpoint = "https://secretsmanager." + awsCfg.Region + ".amazonaws.com"
-	}
+	endpoint := cmp.Or(c.SecretsEndpoint, "https://secretsmanager."+awsCfg.Region+".amazonaws.com")
 	body, _ := json.Marshal(map[string]string{"SecretId": arn})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(endpoint, "/")+"/", bytes.NewReader(body))
 	if err != nil {

@@ -49,13 +49,12 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st  *Stores
 		err error
 	)
-	switch c.Backend {
-	case BackendDynamoDB:
-		st, err = c.buildDynamoDB(ctx, opts)
-	case BackendUpstash:
-		st, err = c.buildUpstash(ctx, opts)
-	case BackendRedis:
-		st, err = c.buildRedis(ctx, opts)
+	build, built := builders[c.Backend]
+	switch {
+	case built:
+		st, err = build(c, ctx, opts)
+	case c.Backend == BackendDynamoDB || c.Backend == BackendUpstash || c.Backend == BackendRedis:
+		return nil, c.checkBuilt(nil) // a Config that Load did not check
 	default:
 		st = &Stores{Tenants: memory.NewTenants(), Counters: memory.NewCounters(memory.CountersConfig{})}
 	}
@@ -63,7 +62,7 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		return nil, err
 	}
 	if c.Hot() {
-		st.Counters = hotcounter.New(st.Counters, c.hotConfig(st.retryable))
+		st.Counters = hotcounter.New(st.Counters, hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime, Retryable: st.retryable})
 	}
 	if st.ReservationSecret, err = c.reservationSecret(ctx, opts); err != nil {
 		return nil, err
@@ -76,12 +75,6 @@ func (c Config) Build(ctx context.Context, opts Options) (*Stores, error) {
 		st.Tenants = file
 	}
 	return st, nil
-}
-
-// hotConfig configures the hot counters: the knobs, and the store's errors retried as
-// a throttle.
-func (c Config) hotConfig(retryable func(error) bool) hotcounter.Config {
-	return hotcounter.Config{Threshold: c.HotThreshold, LeaseTime: c.HotLeaseTime, Retryable: retryable}
 }
 
 // GateConfig returns the gate configuration of c over st, with the system clock.

@@ -10,8 +10,8 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/store/upstash"
 )
 
-// hasUpstash: this build has the upstash backend (see Backends).
-const hasUpstash = true
+// This build has the upstash backend (see Backends).
+func init() { builders[BackendUpstash] = Config.buildUpstash }
 
 // buildUpstash makes the upstash backend's stores over one REST client, after reading
 // the token from Secrets Manager when that is where it is; the client then reads it

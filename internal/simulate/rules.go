@@ -11,41 +11,33 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// ParseRules reads the rules of `edgelimit simulate`, one JSON object each, as the set
-// they form in loc's calendar. Its errors number the rules as the flags are, from 1:
-// "--rule 2: name = ...", whether a rule is wrong on its own or in the set.
-func ParseRules(rules []string, loc *time.Location) (*limiter.Set, error) {
-	parsed, err := parseEach(rules)
-	if err != nil {
-		return nil, err
-	}
-	set, err := limiter.NewSet(parsed, limiter.FixedZone(loc))
-	if err != nil {
-		return nil, numberFromOne(err)
-	}
-	return set, nil
-}
-
-// ParsePlanRules reads the rules of `edgelimit simulate --plan JSON`: the plan's
-// tenant-wide rules (a plan as the admin API takes it, tenant.DecodePlan; its routes
-// are not simulated), then the --rule flags, which add to them and replace the plan's
-// rule of the same name, as a tenant's rules do (tenant.MergeRules). rules may be
-// empty. Errors name the plan ("--plan: rules[0].limit ...") or the flag.
-func ParsePlanRules(plan string, rules []string, loc *time.Location) (*limiter.Set, error) {
-	p, err := tenant.DecodePlan([]byte(plan))
-	if err != nil {
-		return nil, fmt.Errorf("--plan: %v", err)
+// ParseRules reads the rules of `edgelimit simulate` as the set they form in loc's
+// calendar: the --rule flags, one JSON object each, after the tenant-wide rules of plan
+// unless it is "" (`--plan JSON`: a plan as the admin API takes it, tenant.DecodePlan;
+// its routes are not simulated). The flags' rules add to the plan's and replace its
+// rule of the same name, as a tenant's rules do (tenant.MergeRules); without a plan
+// they are the set, and there must be one. Errors name the plan ("--plan:
+// rules[0].limit ...") or number the flags from 1 ("--rule 2: name = ..."), whether a
+// rule is wrong on its own or among the flags' rules.
+func ParseRules(plan string, rules []string, loc *time.Location) (*limiter.Set, error) {
+	var base []limiter.Rule
+	if plan != "" {
+		p, err := tenant.DecodePlan([]byte(plan))
+		if err != nil {
+			return nil, fmt.Errorf("--plan: %v", err)
+		}
+		base = p.Rules
 	}
 	own, err := parseEach(rules)
 	if err != nil {
 		return nil, err
 	}
-	if len(own) > 0 {
+	if plan == "" || len(own) > 0 {
 		if _, err := limiter.NewSet(own, nil); err != nil {
 			return nil, numberFromOne(err)
 		}
 	}
-	set, err := limiter.NewSet(tenant.MergeRules(p.Rules, own), limiter.FixedZone(loc))
+	set, err := limiter.NewSet(tenant.MergeRules(base, own), limiter.FixedZone(loc))
 	if err != nil {
 		return nil, fmt.Errorf("--plan with the --rule flags: %v", err)
 	}

@@ -9,10 +9,10 @@ import (
 
 // --plan: the plan's rules come first; a --rule of the same name replaces the plan's,
 // others are added; errors name the plan or the flag.
-func TestParsePlanRules(t *testing.T) {
+func TestParseRulesWithAPlan(t *testing.T) {
 	plan := `{"id": "pro", "rules": [{"name": "daily", "algorithm": "fixed_window", "limit": 100, "period": "day"},
 	  {"name": "burst", "algorithm": "token_bucket", "limit": 5, "period": "1s"}]}`
-	set, err := ParsePlanRules(plan, []string{`{"name": "burst", "algorithm": "token_bucket", "limit": 50, "period": "1s"}`,
+	set, err := ParseRules(plan, []string{`{"name": "burst", "algorithm": "token_bucket", "limit": 50, "period": "1s"}`,
 		`{"name": "minute", "algorithm": "sliding_window", "limit": 20, "period": "1m"}`}, time.UTC)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +25,7 @@ func TestParsePlanRules(t *testing.T) {
 	if strings.Join(got, " ") != "daily=100 burst=50 minute=20" {
 		t.Errorf("rules %v", got)
 	}
-	if set, err := ParsePlanRules(plan, nil, time.UTC); err != nil || set.Len() != 2 {
+	if set, err := ParseRules(plan, nil, time.UTC); err != nil || set.Len() != 2 {
 		t.Errorf("the plan alone: %v", err)
 	}
 	for _, tt := range []struct{ plan, rule, want string }{
@@ -37,8 +37,8 @@ func TestParsePlanRules(t *testing.T) {
 		if tt.rule != "" {
 			rules = []string{tt.rule}
 		}
-		if _, err := ParsePlanRules(tt.plan, rules, time.UTC); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("ParsePlanRules(%s, %q) = %v, want an error starting %q", tt.plan, tt.rule, err, tt.want)
+		if _, err := ParseRules(tt.plan, rules, time.UTC); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("ParseRules(%s, %q) = %v, want an error starting %q", tt.plan, tt.rule, err, tt.want)
 		}
 	}
 }

@@ -130,13 +130,5 @@ func NewCreationID() string {
 // MaxCreationIDLen lowercase ASCII letters and digits (nothing a counter key's parts
 // are separated by).
 func validCreationID(id string) bool {
-	if len(id) > MaxCreationIDLen {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
+	return len(id) <= MaxCreationIDLen && asciiOnly(id, false, "")
 }

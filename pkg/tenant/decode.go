@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,9 +65,6 @@ const (
 // trailing data are errors), fills in its defaults and validates it. Errors name the
 // field as a *limiter.FieldError, or wrap ErrSyntax for malformed JSON.
 func Decode(data []byte) (Tenant, error) {
-	if len(data) > MaxJSONBytes {
-		return Tenant{}, fmt.Errorf("%w: %d bytes, the most is %d", ErrSyntax, len(data), MaxJSONBytes)
-	}
 	var raw tenantJSON
 	if err := strictDecode(data, &raw, "", tenantFields); err != nil {
 		return Tenant{}, err
@@ -75,13 +73,13 @@ func Decode(data []byte) (Tenant, error) {
 		Shadow: raw.Shadow, Metadata: raw.Metadata, Version: raw.Version, Generation: raw.Generation, CreationID: raw.CreationID,
 		Plan: raw.Plan}
 	var err error
-	if t.Overrides, err = decodeOverrides(raw.Overrides); err != nil {
+	if t.Overrides, err = decodeList(raw.Overrides, "overrides", MaxOverrides, "a tenant has at most %d overrides", decodeOverride); err != nil {
 		return Tenant{}, err
 	}
 	if t.Rules, err = decodeRules(raw.Rules, "rules"); err != nil {
 		return Tenant{}, err
 	}
-	if t.ZoneChanges, err = decodeZoneChanges(raw.ZoneChanges); err != nil {
+	if t.ZoneChanges, err = decodeList(raw.ZoneChanges, "zone_changes", MaxZoneChanges, "holds at most %d changes", decodeZoneChange); err != nil {
 		return Tenant{}, err
 	}
 	if t.Routes, err = decodeRoutes(raw.Routes); err != nil {
@@ -103,19 +101,35 @@ func (t *Tenant) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func decodeRoutes(raws []json.RawMessage) ([]Route, error) {
-	if len(raws) > MaxRoutes {
-		return nil, &limiter.FieldError{Field: "routes", Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("a tenant has at most %d routes", MaxRoutes)}
+// decodeList decodes each of raws with decode, which gets the item's path
+// ("routes[1]"), after refusing more than most items: reason says so, with most for
+// its verb.
+func decodeList[T any](raws []json.RawMessage, path string, most int, reason string, decode func(data []byte, path string) (T, error)) ([]T, error) {
+	if err := tooMany(path, len(raws), most, reason); err != nil {
+		return nil, err
 	}
-	var out []Route
+	var out []T
 	for i, msg := range raws {
-		r, err := decodeRoute(msg, "routes["+strconv.Itoa(i)+"]")
+		x, err := decode(msg, path+"["+strconv.Itoa(i)+"]")
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		out = append(out, x)
 	}
 	return out, nil
+}
+
+// tooMany is the error of a list at field holding n items, more than most (reason
+// says so, with most for its verb); nil when n is at most most.
+func tooMany(field string, n, most int, reason string) error {
+	if n <= most {
+		return nil
+	}
+	return &limiter.FieldError{Field: field, Value: strconv.Itoa(n), Reason: fmt.Sprintf(reason, most)}
+}
+
+func decodeRoutes(raws []json.RawMessage) ([]Route, error) {
+	return decodeList(raws, "routes", MaxRoutes, "a tenant has at most %d routes", decodeRoute)
 }
 
 func decodeRoute(data []byte, path string) (Route, error) {
@@ -130,70 +144,52 @@ func decodeRoute(data []byte, path string) (Route, error) {
 	return Route{Method: raw.Method, Resource: raw.Resource, Rules: rules, Anonymous: raw.Anonymous, Cost: raw.Cost}, nil
 }
 
-func decodeOverrides(raws []json.RawMessage) ([]Override, error) {
-	if len(raws) > MaxOverrides {
-		return nil, &limiter.FieldError{Field: "overrides", Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("a tenant has at most %d overrides", MaxOverrides)}
-	}
-	var out []Override
-	for i, msg := range raws {
-		path := "overrides[" + strconv.Itoa(i) + "]"
-		var raw overrideJSON
-		if err := strictDecode(msg, &raw, path+".", overrideFields); err != nil {
-			if errors.Is(err, ErrSyntax) {
-				return nil, &limiter.FieldError{Field: path + ".until", Reason: "must be an RFC 3339 instant such as \"2026-12-24T00:00:00Z\""}
-			}
-			return nil, err
+func decodeOverride(data []byte, path string) (Override, error) {
+	var raw overrideJSON
+	if err := strictDecode(data, &raw, path+".", overrideFields); err != nil {
+		if errors.Is(err, ErrSyntax) {
+			return Override{}, &limiter.FieldError{Field: path + ".until", Reason: "must be an RFC 3339 instant such as \"2026-12-24T00:00:00Z\""}
 		}
-		rules, err := decodeRules(raw.Rules, path+".rules")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Override{Rules: rules, Until: raw.Until})
+		return Override{}, err
 	}
-	return out, nil
+	rules, err := decodeRules(raw.Rules, path+".rules")
+	if err != nil {
+		return Override{}, err
+	}
+	return Override{Rules: rules, Until: raw.Until}, nil
 }
 
-func decodeZoneChanges(raws []json.RawMessage) ([]ZoneChange, error) {
-	if len(raws) > MaxZoneChanges {
-		return nil, &limiter.FieldError{Field: "zone_changes", Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("holds at most %d changes", MaxZoneChanges)}
-	}
-	var out []ZoneChange
-	for i, msg := range raws {
-		var c ZoneChange
-		if err := strictDecode(msg, &c, "zone_changes["+strconv.Itoa(i)+"].", changeFields); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+func decodeZoneChange(data []byte, path string) (ZoneChange, error) {
+	var c ZoneChange
+	err := strictDecode(data, &c, path+".", changeFields)
+	return c, err
 }
 
 // decodeRules decodes each rule with limiter.Rule's strict decoder, placing its errors
 // under path ("routes[1].rules").
 func decodeRules(raws []json.RawMessage, path string) ([]limiter.Rule, error) {
-	if len(raws) > limiter.MaxRules {
-		return nil, &limiter.FieldError{Field: path, Value: strconv.Itoa(len(raws)), Reason: fmt.Sprintf("a rule set holds at most %d rules", limiter.MaxRules)}
-	}
-	var rules []limiter.Rule
-	for i, msg := range raws {
-		var r limiter.Rule
-		if err := json.Unmarshal(msg, &r); err != nil {
-			at := path + "[" + strconv.Itoa(i) + "]"
-			if !errors.As(err, new(*limiter.FieldError)) {
-				// The value is valid JSON (the outer decoder read it), so the error is
-				// its type.
-				return nil, &limiter.FieldError{Field: at, Reason: "must be a JSON object: a rule"}
-			}
-			return nil, prefixed(at, err)
-		}
-		rules = append(rules, r)
-	}
-	return rules, nil
+	return decodeList(raws, path, limiter.MaxRules, "a rule set holds at most %d rules", decodeRule)
 }
 
-// strictDecode decodes exactly one JSON value from data into v, refusing unknown
-// fields, and turns errors that name a field into *limiter.FieldError under prefix.
+func decodeRule(data []byte, path string) (limiter.Rule, error) {
+	var r limiter.Rule
+	if err := json.Unmarshal(data, &r); err != nil {
+		if !errors.As(err, new(*limiter.FieldError)) {
+			// The value is valid JSON (the outer decoder read it), so the error is
+			// its type.
+			return limiter.Rule{}, &limiter.FieldError{Field: path, Reason: "must be a JSON object: a rule"}
+		}
+		return limiter.Rule{}, prefixed(path, err)
+	}
+	return r, nil
+}
+
+// strictDecode decodes exactly one JSON value of at most MaxJSONBytes from data into
+// v, refusing unknown fields, and turns errors that name a field into *limiter.FieldError under prefix.
 func strictDecode(data []byte, v any, prefix, fields string) error {
+	if len(data) > MaxJSONBytes {
+		return fmt.Errorf("%w: %d bytes, the most is %d", ErrSyntax, len(data), MaxJSONBytes)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -208,10 +204,7 @@ func strictDecode(data []byte, v any, prefix, fields string) error {
 func decodeError(err error, prefix, fields string) error {
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		name, _ = strconv.Unquote(name)
-		if name == "" {
-			name = `""`
-		}
-		return &limiter.FieldError{Field: prefix + name, Reason: "unknown field: want one of " + fields}
+		return &limiter.FieldError{Field: prefix + cmp.Or(name, `""`), Reason: "unknown field: want one of " + fields}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -219,10 +212,7 @@ func decodeError(err error, prefix, fields string) error {
 		if te.Field != "" {
 			field = prefix + te.Field
 		}
-		if field == "" {
-			field = "tenant"
-		}
-		return &limiter.FieldError{Field: field, Reason: "must be a JSON " + jsonType(te.Type) + ", not a " + te.Value}
+		return &limiter.FieldError{Field: cmp.Or(field, "tenant"), Reason: "must be a JSON " + jsonType(te.Type) + ", not a " + te.Value}
 	}
 	return fmt.Errorf("%w: %v", ErrSyntax, err)
 }

@@ -22,14 +22,9 @@ import (
 var zoneinfo embed.FS
 
 // locations caches loaded zones by name: embeddedLocation reads and parses a zone file
-// on every call. Only names that loaded are cached, and at most maxCachedZones of them.
-var (
-	locations    sync.Map // string -> *time.Location
-	locationsMu  sync.Mutex
-	locationsLen int
-)
-
-const maxCachedZones = 1024
+// on every call. Only names that loaded are cached, so the cache holds at most the
+// zones of the embedded database (about 600).
+var locations sync.Map // string -> *time.Location
 
 // LoadLocation returns the IANA zone name from the embedded database (never the
 // system's: see zoneinfo), the one way edgelimit loads a zone. It accepts only
@@ -46,13 +41,7 @@ func LoadLocation(name string) (*time.Location, error) {
 	if err != nil {
 		return nil, errors.New(`unknown time zone: want an IANA name such as "Europe/Paris" or "UTC"`)
 	}
-	locationsMu.Lock()
-	defer locationsMu.Unlock()
-	if locationsLen < maxCachedZones {
-		if _, loaded := locations.LoadOrStore(name, loc); !loaded {
-			locationsLen++
-		}
-	}
+	locations.Store(name, loc)
 	return loc, nil
 }
 
@@ -85,11 +74,8 @@ func checkZoneName(name string) error {
 	case strings.HasPrefix(name, "/"), strings.HasSuffix(name, "/"), strings.Contains(name, "//"):
 		return errors.New("is not an IANA name: no empty path segment")
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("/_+-", c) >= 0) {
-			return errors.New("is not an IANA name: letters, digits, '/', '_', '+' and '-' only")
-		}
+	if !asciiOnly(name, true, "/_+-") {
+		return errors.New("is not an IANA name: letters, digits, '/', '_', '+' and '-' only")
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package tenant
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -49,8 +48,8 @@ func (t Tenant) OverridesEnd(now int64) int64 {
 }
 
 func (t Tenant) validateOverrides() error {
-	if len(t.Overrides) > MaxOverrides {
-		return &limiter.FieldError{Field: "overrides", Value: strconv.Itoa(len(t.Overrides)), Reason: fmt.Sprintf("a tenant has at most %d overrides", MaxOverrides)}
+	if err := tooMany("overrides", len(t.Overrides), MaxOverrides, "a tenant has at most %d overrides"); err != nil {
+		return err
 	}
 	for i, o := range t.Overrides {
 		path := "overrides[" + strconv.Itoa(i) + "]"

@@ -2,7 +2,6 @@ package tenant
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -104,9 +103,6 @@ const planFields = "id, rules, routes, version"
 // fields and trailing data are errors, the defaults are filled in, and the plan is
 // validated. Errors name the field as a *limiter.FieldError, or wrap ErrSyntax.
 func DecodePlan(data []byte) (Plan, error) {
-	if len(data) > MaxJSONBytes {
-		return Plan{}, fmt.Errorf("%w: %d bytes, the most is %d", ErrSyntax, len(data), MaxJSONBytes)
-	}
 	var raw planJSON
 	if err := strictDecode(data, &raw, "", planFields); err != nil {
 		return Plan{}, err

@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -14,12 +15,7 @@ const (
 	DefaultRoute = "$default"
 )
 
-var methods = map[string]bool{
-	"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true,
-	"HEAD": true, "OPTIONS": true, MethodAny: true,
-}
-
-const methodList = "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, ANY"
+var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", MethodAny}
 
 // Route is a set of rules for one API Gateway route, applied on top of the tenant's
 // rules under a counter key of its own.
@@ -55,10 +51,7 @@ const (
 // RequestCost returns the cost each request of the route reserves: Cost, or
 // DefaultCost when it is 0.
 func (r Route) RequestCost() int64 {
-	if r.Cost == 0 {
-		return DefaultCost
-	}
-	return r.Cost
+	return cmp.Or(r.Cost, DefaultCost)
 }
 
 // DefaultScope is the scope of the route's rules that name none: ScopeIP on an

@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -63,10 +64,7 @@ type Caller struct {
 // "unknown". Each scope's identity has a form of its own, so the counters of one
 // request's rule list never share a counter key.
 func (c Caller) Identity(scope limiter.Scope) string {
-	addr := c.Addr
-	if addr == "" {
-		addr = "unknown"
-	}
+	addr := cmp.Or(c.Addr, "unknown")
 	switch {
 	case scope == limiter.ScopeTenant || scope == "":
 		return IdentityTenant
@@ -139,9 +137,7 @@ func ScopedSets(rules []limiter.Rule, def limiter.Scope, zone *limiter.Zone) ([]
 // tenant-wide rules apply.
 func (s *Sets) Match(method, target string) (route *RouteSet, ok bool) {
 	keyMethod, resource := ParseRouteKey(target)
-	if method == "" {
-		method = keyMethod
-	}
+	method = cmp.Or(method, keyMethod)
 	byMethod := s.byResource[resource]
 	if byMethod == nil {
 		return nil, false

@@ -1,8 +1,10 @@
 package tenant
 
 import (
+	"cmp"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
@@ -84,15 +86,9 @@ type Tenant struct {
 // maps become nil, so that a tenant survives a JSON round trip unchanged.
 func (t Tenant) Normalized() Tenant {
 	t = t.Clone()
-	if t.Timezone == "" {
-		t.Timezone = DefaultTimezone
-	}
-	if t.FailMode == "" {
-		t.FailMode = DefaultFailMode
-	}
-	if t.Status == "" {
-		t.Status = DefaultStatus
-	}
+	t.Timezone = cmp.Or(t.Timezone, DefaultTimezone)
+	t.FailMode = cmp.Or(t.FailMode, DefaultFailMode)
+	t.Status = cmp.Or(t.Status, DefaultStatus)
 	normalizeRules(t.Rules, limiter.ScopeTenant)
 	for _, r := range t.Routes {
 		normalizeRules(r.Rules, r.DefaultScope())
@@ -152,9 +148,15 @@ func ValidID(id string) bool {
 	if len(id) == 0 || len(id) > MaxIDLen || id[0] == '_' || id[0] == '-' {
 		return false
 	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+	return asciiOnly(id, false, "_-")
+}
+
+// asciiOnly reports whether every byte of s is an ASCII digit, a lowercase letter, an
+// uppercase letter when upper is set, or one of the bytes of extra.
+func asciiOnly(s string, upper bool, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z' || strings.IndexByte(extra, c) >= 0) {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -55,15 +56,18 @@ func (t Tenant) validateTimezone() error {
 	if t.Timezone == "" {
 		return nil
 	}
-	return checkZone("timezone", t.Timezone)
+	_, err := loadZone("timezone", t.Timezone)
+	return err
 }
 
-// checkZone reports whether name is an IANA zone this binary can load.
-func checkZone(field, name string) error {
-	if _, err := LoadLocation(name); err != nil {
-		return &limiter.FieldError{Field: field, Value: strconv.Quote(name), Reason: err.Error()}
+// loadZone loads the IANA zone name of field; the error is a *limiter.FieldError
+// naming field when this binary cannot load it.
+func loadZone(field, name string) (*time.Location, error) {
+	loc, err := LoadLocation(name)
+	if err != nil {
+		return nil, &limiter.FieldError{Field: field, Value: strconv.Quote(name), Reason: err.Error()}
 	}
-	return nil
+	return loc, nil
 }
 
 func (t Tenant) validateModes() error {
@@ -81,8 +85,8 @@ func (t Tenant) validateModes() error {
 }
 
 func (t Tenant) validateRoutes() error {
-	if len(t.Routes) > MaxRoutes {
-		return &limiter.FieldError{Field: "routes", Value: strconv.Itoa(len(t.Routes)), Reason: fmt.Sprintf("a tenant has at most %d routes", MaxRoutes)}
+	if err := tooMany("routes", len(t.Routes), MaxRoutes, "a tenant has at most %d routes"); err != nil {
+		return err
 	}
 	seen := make(map[string]int, len(t.Routes))
 	for i, r := range t.Routes {
@@ -102,8 +106,8 @@ func (t Tenant) validateRoutes() error {
 }
 
 func (r Route) validate() error {
-	if !methods[r.Method] {
-		return &limiter.FieldError{Field: "method", Value: strconv.Quote(r.Method), Reason: "must be one of " + methodList}
+	if !slices.Contains(methods, r.Method) {
+		return &limiter.FieldError{Field: "method", Value: strconv.Quote(r.Method), Reason: "must be one of " + strings.Join(methods, ", ")}
 	}
 	if !validResource(r.Resource) {
 		return &limiter.FieldError{Field: "resource", Value: strconv.Quote(r.Resource),
@@ -125,8 +129,8 @@ func (r Route) validate() error {
 }
 
 func (t Tenant) validateMetadata() error {
-	if len(t.Metadata) > MaxMetadata {
-		return &limiter.FieldError{Field: "metadata", Value: strconv.Itoa(len(t.Metadata)), Reason: fmt.Sprintf("holds at most %d entries", MaxMetadata)}
+	if err := tooMany("metadata", len(t.Metadata), MaxMetadata, "holds at most %d entries"); err != nil {
+		return err
 	}
 	keys := slices.Sorted(maps.Keys(t.Metadata))
 	for _, k := range keys {
@@ -142,16 +146,7 @@ func (t Tenant) validateMetadata() error {
 }
 
 func validMetadataKey(k string) bool {
-	if len(k) == 0 || len(k) > MaxMetadataKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_-.:/", c) >= 0) {
-			return false
-		}
-	}
-	return true
+	return len(k) > 0 && len(k) <= MaxMetadataKey && asciiOnly(k, true, "_-.:/")
 }
 
 func printable(s string) bool {

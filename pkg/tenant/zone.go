@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -22,13 +23,9 @@ type ZoneChange struct {
 // this binary cannot load (a tenant that passes Validate has none).
 func (t Tenant) Zone() (*limiter.Zone, error) {
 	if len(t.ZoneChanges) == 0 {
-		name := t.Timezone
-		if name == "" {
-			name = DefaultTimezone
-		}
-		loc, err := LoadLocation(name)
+		loc, err := loadZone("timezone", cmp.Or(t.Timezone, DefaultTimezone))
 		if err != nil {
-			return nil, &limiter.FieldError{Field: "timezone", Value: strconv.Quote(name), Reason: err.Error()}
+			return nil, err
 		}
 		return limiter.FixedZone(loc), nil
 	}
@@ -37,15 +34,15 @@ func (t Tenant) Zone() (*limiter.Zone, error) {
 
 // buildZone returns the zone of a non-empty, validated history.
 func buildZone(changes []ZoneChange) (*limiter.Zone, error) {
-	base, err := LoadLocation(changes[0].From)
+	base, err := loadZone("zone_changes[0].from", changes[0].From)
 	if err != nil {
-		return nil, &limiter.FieldError{Field: "zone_changes[0].from", Value: strconv.Quote(changes[0].From), Reason: err.Error()}
+		return nil, err
 	}
 	zc := make([]limiter.ZoneChange, len(changes))
 	for i, c := range changes {
-		loc, err := LoadLocation(c.To)
+		loc, err := loadZone(fmt.Sprintf("zone_changes[%d].to", i), c.To)
 		if err != nil {
-			return nil, &limiter.FieldError{Field: fmt.Sprintf("zone_changes[%d].to", i), Value: strconv.Quote(c.To), Reason: err.Error()}
+			return nil, err
 		}
 		zc[i] = limiter.ZoneChange{At: c.At, Loc: loc}
 	}
@@ -74,14 +71,14 @@ func (t Tenant) PendingZone(u limiter.Unit, now int64) (zone string, effective i
 
 func (t Tenant) validateZoneChanges() error {
 	changes := t.ZoneChanges
-	if len(changes) > MaxZoneChanges {
-		return &limiter.FieldError{Field: "zone_changes", Value: strconv.Itoa(len(changes)), Reason: fmt.Sprintf("holds at most %d changes", MaxZoneChanges)}
+	if err := tooMany("zone_changes", len(changes), MaxZoneChanges, "holds at most %d changes"); err != nil {
+		return err
 	}
 	for i, c := range changes {
-		if err := c.validate(); err != nil {
-			return prefixed(fmt.Sprintf("zone_changes[%d]", i), err)
-		}
 		path := fmt.Sprintf("zone_changes[%d]", i)
+		if err := c.validate(); err != nil {
+			return prefixed(path, err)
+		}
 		if i > 0 && c.At < changes[i-1].At {
 			return &limiter.FieldError{Field: path + ".at", Value: strconv.FormatInt(c.At, 10), Reason: "changes must be in order of time"}
 		}
@@ -89,7 +86,7 @@ func (t Tenant) validateZoneChanges() error {
 			return &limiter.FieldError{Field: path + ".from", Value: strconv.Quote(c.From), Reason: "must be the zone the previous change went to, " + strconv.Quote(changes[i-1].To)}
 		}
 	}
-	if n := len(changes); n > 0 && changes[n-1].To != orDefault(t.Timezone) {
+	if n := len(changes); n > 0 && changes[n-1].To != cmp.Or(t.Timezone, DefaultTimezone) {
 		return &limiter.FieldError{Field: fmt.Sprintf("zone_changes[%d].to", n-1), Value: strconv.Quote(changes[n-1].To), Reason: "the last change must go to the tenant's timezone"}
 	}
 	return nil
@@ -99,21 +96,14 @@ func (c ZoneChange) validate() error {
 	if c.At < 0 || c.At > limiter.MaxTime {
 		return &limiter.FieldError{Field: "at", Value: strconv.FormatInt(c.At, 10), Reason: "must be microseconds since the Unix epoch, before 2200"}
 	}
-	if err := checkZone("from", c.From); err != nil {
+	if _, err := loadZone("from", c.From); err != nil {
 		return err
 	}
-	if err := checkZone("to", c.To); err != nil {
+	if _, err := loadZone("to", c.To); err != nil {
 		return err
 	}
 	if c.From == c.To {
 		return &limiter.FieldError{Field: "to", Value: strconv.Quote(c.To), Reason: "is the zone it changes from"}
 	}
 	return nil
-}
-
-func orDefault(zone string) string {
-	if zone == "" {
-		return DefaultTimezone
-	}
-	return zone
 }
