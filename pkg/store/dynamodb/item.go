@@ -175,15 +175,8 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// scaled returns us*limit + frac as a decimal DynamoDB number.
-func scaled(us, limit, frac int64) string {
+// scaled returns us*limit + frac, beyond int64 at the rule bounds.
+func scaled(us, limit, frac int64) *big.Int {
 	v := new(big.Int).Mul(big.NewInt(us), big.NewInt(limit))
-	return v.Add(v, big.NewInt(frac)).String()
-}
-
-// sum adds two decimal integers.
-func sum(a, b string) string {
-	x, _ := new(big.Int).SetString(a, 10)
-	y, _ := new(big.Int).SetString(b, 10)
-	return x.Add(x, y).String()
+	return v.Add(v, big.NewInt(frac))
 }

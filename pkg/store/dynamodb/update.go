@@ -1,6 +1,7 @@
 package dynamodb
 
 import (
+	"math/big"
 	"math/bits"
 	"strconv"
 
@@ -41,7 +42,7 @@ func (p *plan) require(c expr.Cond) {
 
 func (p *plan) name(prefix, field string) expr.Path { return p.update.Path(prefix + field) }
 func (p *plan) num(v int64) expr.Operand            { return p.update.Int(v) }
-func (p *plan) bigNum(s string) expr.Operand        { return p.update.Number(s) }
+func (p *plan) bigNum(v *big.Int) expr.Operand      { return p.update.Number(v) }
 
 // absentOr is "attribute_not_exists(n) OR c".
 func absentOr(n expr.Path, c expr.Cond) expr.Cond { return expr.NotExists(n).Or(c) }
@@ -177,10 +178,10 @@ func (p *plan) bucket(r limiter.Rule, prefix string, g *limiter.State, now, cost
 	if g.TAT < at || g.TAT == at && g.TATFrac == 0 {
 		p.clock(prefix, at)
 		p.require(absentOr(t, t.LessThanEqual(p.bigNum(atL))))
-		p.update.Set(t, p.bigNum(sum(atL, step)))
+		p.update.Set(t, p.bigNum(new(big.Int).Add(atL, step)))
 		return false
 	}
-	limit := sum(atL, scaled(r.Burst-cost, period, 0))
+	limit := new(big.Int).Add(atL, scaled(r.Burst-cost, period, 0))
 	p.require(t.GreaterThan(p.bigNum(atL)).And(t.LessThanEqual(p.bigNum(limit))))
 	p.update.Set(t, t.Plus(p.bigNum(step)))
 	if p.leavesL(now, g.Last) {
