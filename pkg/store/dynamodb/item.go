@@ -1,6 +1,7 @@
 package dynamodb
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math/big"
@@ -158,21 +159,11 @@ func readLog(item map[string]types.AttributeValue, prefix string, st *limiter.St
 		}
 		entries = append(entries, limiter.Entry{At: at, Cost: cost})
 	}
-	slices.SortFunc(entries, func(a, b limiter.Entry) int { return cmpInt(a.At, b.At) })
+	slices.SortFunc(entries, func(a, b limiter.Entry) int { return cmp.Compare(a.At, b.At) })
 	for _, e := range entries {
 		st.Log.Push(e.At, e.Cost)
 	}
 	return nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // scaled returns us*limit + frac, beyond int64 at the rule bounds.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -188,5 +187,5 @@ func (s *Tenants) planMoves(from, to string) []types.TransactWriteItem {
 // joinFailed reports whether a canceled transaction whose items after the first are
 // moves (planMoves(from, to)) failed on joining to: the plan does not exist.
 func joinFailed(codes []string, to string) bool {
-	return to != "" && len(codes) > 1 && codes[1] == "ConditionalCheckFailed" && !slices.Contains(codes[:1], "ConditionalCheckFailed")
+	return to != "" && len(codes) > 1 && codes[1] == conditionFailed && codes[0] != conditionFailed
 }

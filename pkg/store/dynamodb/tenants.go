@@ -98,7 +98,7 @@ func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, e
 	}
 	codes, _ := cancelCodes(err)
 	switch {
-	case isConditionFailed(err) || len(codes) > 0 && codes[0] == "ConditionalCheckFailed":
+	case isConditionFailed(err) || len(codes) > 0 && codes[0] == conditionFailed:
 		return tenant.Tenant{}, store.ErrExists
 	case joinFailed(codes, t.Plan):
 		return tenant.Tenant{}, tenant.UnknownPlan(t.Plan)
@@ -145,17 +145,16 @@ func decodeTenant(item map[string]types.AttributeValue) (tenant.Tenant, error) {
 // decodeItem reads the doc and version of an item of kind what (tenant or plan).
 func decodeItem[T any](item map[string]types.AttributeValue, what string, setVersion func(*T, int64)) (T, error) {
 	var v, zero T
-	doc, okDoc := item[attrDoc].(*types.AttributeValueMemberS)
-	ver, okVer := item[attrVersion].(*types.AttributeValueMemberN)
-	if !okDoc || !okVer {
-		return zero, fmt.Errorf("tenantstore/dynamodb: a %s item lacks doc or version", what)
+	doc, ok := item[attrDoc].(*types.AttributeValueMemberS)
+	if !ok {
+		return zero, fmt.Errorf("tenantstore/dynamodb: a %s item lacks its doc", what)
+	}
+	n, err := numberAttr(item, attrVersion)
+	if err != nil {
+		return zero, err
 	}
 	if err := json.Unmarshal([]byte(doc.Value), &v); err != nil {
 		return zero, fmt.Errorf("tenantstore/dynamodb: stored %s: %w", what, err)
-	}
-	n, err := strconv.ParseInt(ver.Value, 10, 64)
-	if err != nil {
-		return zero, fmt.Errorf("tenantstore/dynamodb: stored version %q: %w", ver.Value, err)
 	}
 	setVersion(&v, n)
 	return v, nil
