@@ -135,7 +135,7 @@ func retryLost(o *dynamodb.Options) {
 }
 
 func (s *Counters) key(key string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: key}}
+	return map[string]types.AttributeValue{attrKey: str(key)}
 }
 
 // Decide decides a request of cost against the counters of cs at now; see

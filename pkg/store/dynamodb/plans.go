@@ -37,13 +37,8 @@ func (s *Tenants) CreatePlan(ctx context.Context, p tenant.Plan) (tenant.Plan, e
 	if err != nil {
 		return tenant.Plan{}, err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: s.table,
-		Item: map[string]types.AttributeValue{
-			attrPK: str(planPrefix + p.ID), attrDoc: str(string(doc)), attrVersion: numValue(1), attrUsers: numValue(0),
-		},
-		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+	err = s.putNew(ctx, map[string]types.AttributeValue{
+		attrPK: str(planPrefix + p.ID), attrDoc: str(string(doc)), attrVersion: numValue(1), attrUsers: numValue(0),
 	})
 	if isConditionFailed(err) {
 		return tenant.Plan{}, store.ErrExists
@@ -59,7 +54,7 @@ func (s *Tenants) GetPlan(ctx context.Context, id string) (tenant.Plan, error) {
 	if !tenant.ValidID(id) {
 		return tenant.Plan{}, store.ErrNotFound
 	}
-	item, err := s.getDoc(ctx, planKey(id), "get plan "+id)
+	item, err := s.getItem(ctx, planKey(id), "get plan "+id, attrDoc, attrVersion)
 	if err != nil {
 		return tenant.Plan{}, err
 	}

@@ -150,15 +150,7 @@ func (s *Counters) settleInput(ks []counter, fresh []bool, st store.Settlement) 
 // plus the margin: Settle answers false without a write from the expiry on.
 func (s *Counters) marker(st store.Settlement) *types.Put {
 	expires := time.Now().Unix() + (st.Expires-st.Now+s.margin)/1_000_000 + 1
-	return &types.Put{
-		TableName: aws.String(s.table),
-		Item: map[string]types.AttributeValue{
-			attrKey:     &types.AttributeValueMemberS{Value: markerPrefix + st.ID},
-			attrExpires: numValue(expires),
-		},
-		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrKey},
-	}
+	return newItem(aws.String(s.table), map[string]types.AttributeValue{attrKey: str(markerPrefix + st.ID), attrExpires: numValue(expires)})
 }
 
 // settleUpdate is the Update of one counter: nil when the settlement changes none of
