@@ -252,12 +252,12 @@ func (s *Counters) updateInput(key string, set *limiter.Set, names []string, gue
 }
 
 // attemptKind is what sort of write an attempt sends: a probe (its condition always
-// fails), a retry after a failed one (see plan.leavesL).
+// fails), a retry after a failed one (see plan.relativeClock).
 type attemptKind struct{ probe, retry bool }
 
 // keepLast sets the l of each rule whose write left l alone (a bit of keepsL) in
 // states back to before's: the stored l is as it was, and a guess's l must never be
-// later than the stored one (see plan.leavesL).
+// later than the stored one (see plan.relativeClock).
 func keepLast(states, before []limiter.State, keepsL uint8) {
 	for i := range states {
 		if keepsL&(1<<i) != 0 {
