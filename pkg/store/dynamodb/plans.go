@@ -68,10 +68,20 @@ func (s *Tenants) ReplacePlan(ctx context.Context, p tenant.Plan, ifVersion int6
 	if err != nil {
 		return tenant.Plan{}, err
 	}
-	err = s.replaceDoc(ctx, planKey(p.ID), string(doc), ifVersion, p.Version)
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: s.table, Key: planKey(p.ID),
+		UpdateExpression:                    aws.String("SET #doc = :doc, #ver = :new"),
+		ConditionExpression:                 aws.String("#ver = :if"),
+		ExpressionAttributeNames:            map[string]string{"#doc": attrDoc, "#ver": attrVersion},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":doc": str(string(doc)), ":new": numValue(p.Version), ":if": numValue(ifVersion)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *types.ConditionalCheckFailedException
 	switch {
-	case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrVersionConflict):
-		return tenant.Plan{}, err
+	case errors.As(err, &ccf) && len(ccf.Item) == 0:
+		return tenant.Plan{}, store.ErrNotFound
+	case errors.As(err, &ccf):
+		return tenant.Plan{}, store.ErrVersionConflict
 	case err != nil:
 		return tenant.Plan{}, fmt.Errorf("tenantstore/dynamodb: replace plan %s: %w", p.ID, err)
 	}
@@ -137,9 +147,7 @@ func (s *Tenants) inUse(ctx context.Context, id string) error {
 
 // ListPlans scans the table for plan items, as List does for tenants.
 func (s *Tenants) ListPlans(ctx context.Context, limit int, pageToken string) ([]tenant.Plan, string, error) {
-	return list(s, ctx, planPrefix, limit, pageToken, func(item map[string]types.AttributeValue) (tenant.Plan, error) {
-		return decodePlan(item)
-	}, func(p tenant.Plan) string { return p.ID })
+	return list(s, ctx, planPrefix, limit, pageToken, decodePlan, func(p tenant.Plan) string { return p.ID })
 }
 
 // decodePlan reads a plan item's doc and version.

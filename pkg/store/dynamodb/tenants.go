@@ -245,28 +245,6 @@ func tenantCondition(version int64, plan string) (string, map[string]string, map
 	return "#ver = :if AND #plan = :from", names, values
 }
 
-// replaceDoc sets the doc and version of the item key when its version is ifVersion:
-// one conditional UpdateItem; ErrNotFound or ErrVersionConflict when the condition
-// fails.
-func (s *Tenants) replaceDoc(ctx context.Context, key map[string]types.AttributeValue, doc string, ifVersion, version int64) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: s.table, Key: key,
-		UpdateExpression:                    aws.String("SET #doc = :doc, #ver = :new"),
-		ConditionExpression:                 aws.String("#ver = :if"),
-		ExpressionAttributeNames:            map[string]string{"#doc": attrDoc, "#ver": attrVersion},
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":doc": str(doc), ":new": numValue(version), ":if": numValue(ifVersion)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	var ccf *types.ConditionalCheckFailedException
-	switch {
-	case errors.As(err, &ccf) && len(ccf.Item) == 0:
-		return store.ErrNotFound
-	case errors.As(err, &ccf):
-		return store.ErrVersionConflict
-	}
-	return err
-}
-
 func isConditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException
 	return errors.As(err, &ccf)
