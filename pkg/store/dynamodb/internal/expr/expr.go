@@ -35,7 +35,7 @@ func (b *Builder) Path(name string) Path {
 	parts := strings.Split(name, ".")
 	for i, part := range parts {
 		if part == "" {
-			b.fail(fmt.Errorf("expr: the attribute path %q has an empty name", name))
+			b.err = errors.Join(b.err, fmt.Errorf("expr: the attribute path %q has an empty name", name))
 		}
 		parts[i] = b.placeholder(part)
 	}
@@ -82,8 +82,4 @@ func (b *Builder) IntMap(m map[string]int64) Operand {
 		av[k] = &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 	}
 	return b.value(&types.AttributeValueMemberM{Value: av})
-}
-
-func (b *Builder) fail(err error) {
-	b.err = errors.Join(b.err, err)
 }
