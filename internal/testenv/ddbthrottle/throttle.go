@@ -48,18 +48,11 @@ type keyState struct {
 	stats       Stats
 }
 
-// Stats counts requests on one key (or all of them): what was forwarded, and what was
-// refused for capacity.
+// Stats counts requests on one key: what was forwarded, and what was refused for
+// capacity.
 type Stats struct {
 	Writes, Reads                   int64 // requests forwarded (a transaction counts once per item)
 	ThrottledWrites, ThrottledReads int64 // requests refused
-}
-
-func (s *Stats) add(o Stats) {
-	s.Writes += o.Writes
-	s.Reads += o.Reads
-	s.ThrottledWrites += o.ThrottledWrites
-	s.ThrottledReads += o.ThrottledReads
 }
 
 // New returns a Throttle of cfg.
@@ -88,17 +81,6 @@ func (t *Throttle) Stats(table, key string) Stats {
 		return k.stats
 	}
 	return Stats{}
-}
-
-// Totals returns the counts of every key.
-func (t *Throttle) Totals() Stats {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var s Stats
-	for _, k := range t.keys {
-		s.add(k.stats)
-	}
-	return s
 }
 
 // Transport returns an http.RoundTripper that charges each request to t and forwards
