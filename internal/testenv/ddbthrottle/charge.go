@@ -22,7 +22,8 @@ type request struct {
 	TransactItems  []map[string]request // {"Update": {...}}, {"Put": ...}, {"Delete": ...}, {"ConditionCheck": ...}
 }
 
-// partitionKey is the partition key's attribute name, edgelimit's tables' "pk".
+// partitionKey is the partition key's attribute name, edgelimit's tables' "pk" (a
+// string: a request on another kind of key passes uncharged).
 const partitionKey = "pk"
 
 // parse returns the charges of one request of operation op (none for an operation
@@ -72,17 +73,11 @@ func (r request) charge(write bool, halves int) (charge, error) {
 	if !ok || r.TableName == "" {
 		return charge{}, errors.New("no table or partition key")
 	}
-	var av map[string]string
-	if err := json.Unmarshal(raw, &av); err != nil || len(av) != 1 {
-		return charge{}, errors.New("partition key is not a scalar")
+	var av struct{ S *string }
+	if err := json.Unmarshal(raw, &av); err != nil || av.S == nil {
+		return charge{}, errors.New("partition key is not a string")
 	}
-	key := av["S"]
-	for typ, v := range av {
-		if typ != "S" {
-			key = typ + ":" + v
-		}
-	}
-	return charge{item: itemKey{r.TableName, key}, write: write, halves: halves}, nil
+	return charge{item: itemKey{r.TableName, *av.S}, write: write, halves: halves}, nil
 }
 
 // admit charges every item of one request, or none of them: it returns nil when the

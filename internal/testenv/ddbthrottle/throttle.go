@@ -72,8 +72,7 @@ func New(cfg Config) *Throttle {
 	return &Throttle{cfg: cfg, keys: map[itemKey]*keyState{}}
 }
 
-// Stats returns the counts of one partition key value of table (for a string key, its
-// value; for a number or binary key, "N:" or "B:" and its value).
+// Stats returns the counts of one partition key value of table.
 func (t *Throttle) Stats(table, key string) Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
