@@ -18,8 +18,8 @@ type plan struct {
 	// retry: the write follows one that failed; relative updates then leave l alone.
 	retry bool
 	// keepsL has bit i set when rule i's update is relative (ADD, t = t + x) and
-	// neither conditions nor sets the rule's l (see plan.relativeClock): the stored l stays
-	// as it was.
+	// neither conditions nor sets the rule's l (see plan.relativeClock): the stored l
+	// stays as it was.
 	keepsL uint8
 }
 
@@ -39,13 +39,7 @@ func (p *plan) relativeClock(prefix string, now, at, last int64) bool {
 	return false
 }
 
-func (p *plan) require(c expr.Cond) {
-	if p.cond != "" {
-		p.cond = p.cond.And(c)
-	} else {
-		p.cond = c
-	}
-}
+func (p *plan) require(c expr.Cond) { p.cond = p.cond.And(c) }
 
 func (p *plan) name(prefix, field string) expr.Path { return p.update.Path(prefix + field) }
 func (p *plan) num(v int64) expr.Operand            { return p.update.Int(v) }

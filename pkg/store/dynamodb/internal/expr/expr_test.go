@@ -66,6 +66,14 @@ func TestWriteLeavesOutUnused(t *testing.T) {
 	}
 }
 
+// A condition And-ed onto none is itself.
+func TestAndOntoNone(t *testing.T) {
+	var b Builder
+	if c := Cond("").And(Exists(b.Path("a"))); c != "attribute_exists (#0)" {
+		t.Errorf("And onto none = %q, want attribute_exists (#0)", c)
+	}
+}
+
 // An empty write has no expressions and no placeholders.
 func TestWriteEmpty(t *testing.T) {
 	var b Builder
