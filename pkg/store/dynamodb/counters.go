@@ -239,7 +239,8 @@ func (s *Counters) updateInput(key string, set *limiter.Set, names []string, gue
 		return nil, 0, err
 	}
 	in := s.updateItem(key, w)
-	in.ReturnValues, in.ReturnValuesOnConditionCheckFailure = types.ReturnValueAllOld, types.ReturnValuesOnConditionCheckFailureAllOld
+	in.ReturnValues = types.ReturnValueAllOld
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 	return in, keepsL, nil
 }

@@ -149,7 +149,10 @@ func (s *Counters) settleInput(ks []counter, fresh []bool, st store.Settlement) 
 // the reservation's expiry on the real clock (as a counter's, see the package doc),
 // plus the margin: Settle answers false without a write from the expiry on.
 func (s *Counters) marker(st store.Settlement) *types.Put {
-	return newItem(aws.String(s.table), map[string]types.AttributeValue{attrKey: str(markerPrefix + st.ID), attrExpires: numValue(s.expiresAt(st.Expires, st.Now))})
+	return newItem(aws.String(s.table), map[string]types.AttributeValue{
+		attrKey:     str(markerPrefix + st.ID),
+		attrExpires: numValue(s.expiresAt(st.Expires, st.Now)),
+	})
 }
 
 // settleUpdate is the Update of one counter: nil when the settlement changes none of

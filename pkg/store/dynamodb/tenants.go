@@ -137,7 +137,8 @@ func (s *Tenants) Get(ctx context.Context, id string) (tenant.Tenant, error) {
 // ErrNotFound when there is none (or it has none of them); what names the read in
 // errors.
 func (s *Tenants) getItem(ctx context.Context, key map[string]types.AttributeValue, what string, attrs ...string) (map[string]types.AttributeValue, error) {
-	names, refs := make(map[string]string, len(attrs)), make([]string, len(attrs))
+	names := make(map[string]string, len(attrs))
+	refs := make([]string, len(attrs))
 	for i, a := range attrs {
 		refs[i] = "#" + a
 		names[refs[i]] = a
