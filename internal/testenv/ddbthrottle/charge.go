@@ -1,10 +1,8 @@
 package ddbthrottle
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"golang.org/x/time/rate"
 )
@@ -24,9 +22,13 @@ type request struct {
 	TransactItems  []map[string]request // {"Update": {...}}, {"Put": ...}, {"Delete": ...}, {"ConditionCheck": ...}
 }
 
+// partitionKey is the partition key's attribute name, edgelimit's tables' "pk" (a
+// string: a request on another kind of key passes uncharged).
+const partitionKey = "pk"
+
 // parse returns the charges of one request of operation op (none for an operation
 // that is not charged).
-func parse(op string, body []byte, pk string) ([]charge, error) {
+func parse(op string, body []byte) ([]charge, error) {
 	var r request
 	switch op {
 	case "UpdateItem", "PutItem", "DeleteItem", "GetItem", "TransactWriteItems":
@@ -37,9 +39,9 @@ func parse(op string, body []byte, pk string) ([]charge, error) {
 		return nil, nil
 	}
 	if op == "TransactWriteItems" {
-		return parseTransaction(r, pk)
+		return parseTransaction(r)
 	}
-	c, err := r.charge(pk, op != "GetItem", 2)
+	c, err := r.charge(op != "GetItem", 2)
 	if op == "GetItem" && !r.ConsistentRead {
 		c.halves = 1
 	}
@@ -48,11 +50,11 @@ func parse(op string, body []byte, pk string) ([]charge, error) {
 
 // parseTransaction charges every item of a TransactWriteItems 2 units (DynamoDB's
 // price of a transactional write), a condition check as a read.
-func parseTransaction(r request, pk string) ([]charge, error) {
+func parseTransaction(r request) ([]charge, error) {
 	out := make([]charge, 0, len(r.TransactItems))
 	for _, ti := range r.TransactItems {
 		for kind, it := range ti {
-			c, err := it.charge(pk, kind != "ConditionCheck", 4)
+			c, err := it.charge(kind != "ConditionCheck", 4)
 			if err != nil {
 				return nil, err
 			}
@@ -62,45 +64,36 @@ func parseTransaction(r request, pk string) ([]charge, error) {
 	return out, nil
 }
 
-func (r request) charge(pk string, write bool, halves int) (charge, error) {
+func (r request) charge(write bool, halves int) (charge, error) {
 	attrs := r.Key
 	if attrs == nil {
 		attrs = r.Item
 	}
-	raw, ok := attrs[pk]
+	raw, ok := attrs[partitionKey]
 	if !ok || r.TableName == "" {
 		return charge{}, errors.New("no table or partition key")
 	}
-	var av map[string]string
-	if err := json.Unmarshal(raw, &av); err != nil || len(av) != 1 {
-		return charge{}, errors.New("partition key is not a scalar")
+	var av struct{ S *string }
+	if err := json.Unmarshal(raw, &av); err != nil || av.S == nil {
+		return charge{}, errors.New("partition key is not a string")
 	}
-	key := av["S"]
-	for typ, v := range av {
-		if typ != "S" {
-			key = typ + ":" + v
-		}
-	}
-	return charge{item: itemKey{r.TableName, key}, write: write, halves: halves}, nil
+	return charge{item: itemKey{r.TableName, *av.S}, write: write, halves: halves}, nil
 }
 
 // admit charges every item of one request, or none of them: it returns nil when the
-// request may go (after a wait of at most MaxWait), else which charges did not fit.
-func (t *Throttle) admit(ctx context.Context, charges []charge) []bool {
+// request may go, else which charges did not fit.
+func (t *Throttle) admit(charges []charge) []bool {
 	now := t.cfg.Now()
 	refused := make([]bool, len(charges))
 	reservations := make([]*rate.Reservation, len(charges))
 	t.mu.Lock()
-	var wait time.Duration
+	defer t.mu.Unlock()
 	over := false
 	for i, c := range charges {
-		r := t.limiter(c).ReserveN(now, c.halves)
-		reservations[i] = r
-		if !r.OK() || r.DelayFrom(now) > t.cfg.MaxWait {
+		reservations[i] = t.limiter(c).ReserveN(now, c.halves)
+		if !reservations[i].OK() || reservations[i].DelayFrom(now) > 0 {
 			refused[i], over = true, true
-			continue
 		}
-		wait = max(wait, r.DelayFrom(now))
 	}
 	for i, c := range charges {
 		t.count(c, refused[i], over)
@@ -108,12 +101,8 @@ func (t *Throttle) admit(ctx context.Context, charges []charge) []bool {
 			reservations[i].CancelAt(now)
 		}
 	}
-	t.mu.Unlock()
 	if over {
 		return refused
-	}
-	if wait > 0 {
-		t.cfg.Sleep(ctx, wait) // a cancelled context fails the forwarded request
 	}
 	return nil
 }

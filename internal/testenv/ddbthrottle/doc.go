@@ -24,8 +24,7 @@
 //     "ProvisionedThroughputExceeded" (or "ThrottlingError" with OnDemand) for each
 //     item over its key's capacity and "None" for the others.
 //
-// A request whose units become available within Config.MaxWait waits for them instead
-// (a bounded wait, 0 by default: refuse at once). Other operations (CreateTable,
-// DescribeTable, Query, ...) pass through uncharged. The request body is forwarded
-// unchanged, so its signature stays valid.
+// A request is refused at once: it never waits for its units. Other operations
+// (CreateTable, DescribeTable, Query, ...) pass through uncharged. The request body is
+// forwarded unchanged, so its signature stays valid.
 package ddbthrottle

@@ -14,14 +14,6 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
-
-	"github.com/edgelimit/edgelimit/internal/wait"
-)
-
-// Defaults of Config.
-const (
-	DefaultWriteUnits = 1000
-	DefaultReadUnits  = 3000
 )
 
 // Config configures a Throttle. Its zero value means the defaults beside each field.
@@ -31,22 +23,12 @@ type Config struct {
 	WriteUnits, ReadUnits float64
 	// Burst is how much unused capacity a key keeps, in time at its rate; 0 means 1s.
 	Burst time.Duration
-	// MaxWait: a request whose units are available within it waits for them instead of
-	// being refused; 0 means refuse at once.
-	MaxWait time.Duration
 	// OnDemand answers as an on-demand table: ThrottlingException, and ThrottlingError
 	// in cancelled transactions. The default answers as a provisioned table:
 	// ProvisionedThroughputExceededException, and ProvisionedThroughputExceeded.
 	OnDemand bool
-	// PartitionKey is the partition key's attribute name; "" means "pk".
-	PartitionKey string
-	// Region and Account make up the tables' ARNs in throttling reasons; "" means
-	// us-east-1 and 000000000000.
-	Region, Account string
-	// Now is the clock; nil means time.Now. Sleep waits a bounded wait; nil means a
-	// timer that the request's context cancels.
-	Now   func() time.Time
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Throttle enforces the capacities of Config. Create it with New; it is safe for
@@ -66,51 +48,31 @@ type keyState struct {
 	stats       Stats
 }
 
-// Stats counts requests on one key (or all of them): what was forwarded, and what was
-// refused for capacity.
+// Stats counts requests on one key: what was forwarded, and what was refused for
+// capacity.
 type Stats struct {
 	Writes, Reads                   int64 // requests forwarded (a transaction counts once per item)
 	ThrottledWrites, ThrottledReads int64 // requests refused
 }
 
-func (s *Stats) add(o Stats) {
-	s.Writes += o.Writes
-	s.Reads += o.Reads
-	s.ThrottledWrites += o.ThrottledWrites
-	s.ThrottledReads += o.ThrottledReads
-}
-
 // New returns a Throttle of cfg.
 func New(cfg Config) *Throttle {
 	if cfg.WriteUnits <= 0 {
-		cfg.WriteUnits = DefaultWriteUnits
+		cfg.WriteUnits = 1000
 	}
 	if cfg.ReadUnits <= 0 {
-		cfg.ReadUnits = DefaultReadUnits
+		cfg.ReadUnits = 3000
 	}
 	if cfg.Burst <= 0 {
 		cfg.Burst = time.Second
 	}
-	if cfg.PartitionKey == "" {
-		cfg.PartitionKey = "pk"
-	}
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
-	if cfg.Account == "" {
-		cfg.Account = "000000000000"
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.Sleep == nil {
-		cfg.Sleep = wait.Sleep
 	}
 	return &Throttle{cfg: cfg, keys: map[itemKey]*keyState{}}
 }
 
-// Stats returns the counts of one partition key value of table (for a string key, its
-// value; for a number or binary key, "N:" or "B:" and its value).
+// Stats returns the counts of one partition key value of table.
 func (t *Throttle) Stats(table, key string) Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -118,17 +80,6 @@ func (t *Throttle) Stats(table, key string) Stats {
 		return k.stats
 	}
 	return Stats{}
-}
-
-// Totals returns the counts of every key.
-func (t *Throttle) Totals() Stats {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var s Stats
-	for _, k := range t.keys {
-		s.add(k.stats)
-	}
-	return s
 }
 
 // Transport returns an http.RoundTripper that charges each request to t and forwards
@@ -183,11 +134,11 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	charges, err := parse(op, body, tr.t.cfg.PartitionKey)
+	charges, err := parse(op, body)
 	if err != nil || len(charges) == 0 { // not ours to judge: DynamoDB Local answers it
 		return tr.next.RoundTrip(req)
 	}
-	if refused := tr.t.admit(req.Context(), charges); refused != nil {
+	if refused := tr.t.admit(charges); refused != nil {
 		return tr.t.refusal(req, op, charges, refused), nil
 	}
 	return tr.next.RoundTrip(req)

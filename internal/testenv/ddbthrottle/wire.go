@@ -40,7 +40,7 @@ func (t *Throttle) refusal(req *http.Request, op string, charges []charge, refus
 	if c.write {
 		kind = "Write"
 	}
-	reasons := []throttlingReason{{Reason: "Table" + kind + "KeyRangeThroughputExceeded", Resource: t.arn(c.item.table)}}
+	reasons := []throttlingReason{{Reason: "Table" + kind + "KeyRangeThroughputExceeded", Resource: arn(c.item.table)}}
 	if t.cfg.OnDemand {
 		return errorResponse(req, "ThrottlingException", map[string]any{
 			"__type": namespace + "ThrottlingException", "message": msgOnDemand, "throttlingReasons": reasons})
@@ -72,8 +72,9 @@ func (t *Throttle) cancelled(req *http.Request, charges []charge, refused []bool
 	})
 }
 
-func (t *Throttle) arn(table string) string {
-	return "arn:aws:dynamodb:" + t.cfg.Region + ":" + t.cfg.Account + ":table/" + table
+// arn is the ARN of table in throttling reasons, in us-east-1 of account 000000000000.
+func arn(table string) string {
+	return "arn:aws:dynamodb:us-east-1:000000000000:table/" + table
 }
 
 // errorResponse is an awsJson1_0 error: HTTP 400, the error type in x-amzn-ErrorType

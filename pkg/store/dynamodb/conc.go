@@ -21,7 +21,7 @@ func (p *plan) entryPath(prefix string, k int64) expr.Path {
 // holds no entry writes the map whole (absolute, conditioned on n = 0 and on l);
 // otherwise the update is relative: n is ADDed to, the slot added to its entry with
 // if_not_exists, so concurrent instances taking slots do not conflict. It reports
-// whether the update leaves l alone (see plan.leavesL).
+// whether the update leaves l alone (see plan.relativeClock).
 func (p *plan) conc(set *limiter.Set, i int, prefix string, g *limiter.State, now int64) bool {
 	g0, n := p.name(prefix, fLog), p.name(prefix, fLogTotal)
 	at := max(now, g.Last)
@@ -40,27 +40,24 @@ func (p *plan) conc(set *limiter.Set, i int, prefix string, g *limiter.State, no
 	p.update.Add(n, p.num(1-expiredSlots))
 	slot := p.entryPath(prefix, e)
 	p.update.Set(slot, slot.IfNotExists(p.num(0)).Plus(p.num(1)))
-	if p.leavesL(now, g.Last) {
-		return true
-	}
-	p.clock(prefix, at)
-	return false
+	return p.relativeClock(prefix, now, at, g.Last)
 }
 
-// removeExpired removes the entries of g that expire at or before at, each conditioned
-// on holding the slots the guess says (n is decremented by them), and returns their
+// removeExpired removes the entries of g (a log's instants, a concurrency rule's slot
+// expiries) at or before until, each conditioned on holding the cost (slots) the guess
+// says, which n is decremented by (a settle may have refunded some), and returns their
 // total.
-func (p *plan) removeExpired(prefix string, g *limiter.State, at int64) int64 {
-	var slots int64
+func (p *plan) removeExpired(prefix string, g *limiter.State, until int64) int64 {
+	var total int64
 	for k := range g.Log.Len() {
 		x := g.Log.At(k)
-		if x.At > at {
+		if x.At > until {
 			break
 		}
-		slots += x.Cost
+		total += x.Cost
 		old := p.entryPath(prefix, x.At)
 		p.require(old.Equal(p.num(x.Cost)))
 		p.update.Remove(old)
 	}
-	return slots
+	return total
 }

@@ -135,7 +135,7 @@ func retryLost(o *dynamodb.Options) {
 }
 
 func (s *Counters) key(key string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: key}}
+	return map[string]types.AttributeValue{attrKey: str(key)}
 }
 
 // Decide decides a request of cost against the counters of cs at now; see
@@ -238,26 +238,29 @@ func (s *Counters) updateInput(key string, set *limiter.Set, names []string, gue
 	if err != nil {
 		return nil, 0, err
 	}
+	in := s.updateItem(key, w)
+	in.ReturnValues = types.ReturnValueAllOld
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
+	return in, keepsL, nil
+}
+
+// updateItem is the UpdateItem of w on key's item.
+func (s *Counters) updateItem(key string, w expr.Write) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
-		TableName:                           aws.String(s.table),
-		Key:                                 s.key(key),
-		ConditionExpression:                 optional(w.Condition),
-		UpdateExpression:                    optional(w.Update),
-		ExpressionAttributeNames:            w.Names,
-		ExpressionAttributeValues:           w.Values,
-		ReturnValues:                        types.ReturnValueAllOld,
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		ReturnConsumedCapacity:              types.ReturnConsumedCapacityIndexes,
-	}, keepsL, nil
+		TableName: aws.String(s.table), Key: s.key(key),
+		ConditionExpression: optional(w.Condition), UpdateExpression: optional(w.Update),
+		ExpressionAttributeNames: w.Names, ExpressionAttributeValues: w.Values,
+	}
 }
 
 // attemptKind is what sort of write an attempt sends: a probe (its condition always
-// fails), a retry after a failed one (see plan.leavesL).
+// fails), a retry after a failed one (see plan.relativeClock).
 type attemptKind struct{ probe, retry bool }
 
 // keepLast sets the l of each rule whose write left l alone (a bit of keepsL) in
 // states back to before's: the stored l is as it was, and a guess's l must never be
-// later than the stored one (see plan.leavesL).
+// later than the stored one (see plan.relativeClock).
 func keepLast(states, before []limiter.State, keepsL uint8) {
 	for i := range states {
 		if keepsL&(1<<i) != 0 {
@@ -274,11 +277,7 @@ func (s *Counters) write(key string, set *limiter.Set, names []string, guess []l
 	for i := range names {
 		p.planRule(set, i, names[i], &guess[i], now, cost)
 	}
-	// TTL deletion runs on DynamoDB's clock: keep the item for as long past the real
-	// time as its state stays live past the decision's instant (they differ when time
-	// is injected, as in tests), plus the margin.
-	expires := time.Now().Unix() + (p.expires-now+s.margin)/1_000_000 + 1
-	p.update.Set(p.update.Path(attrExpires), p.update.Int(expires))
+	p.update.Set(p.update.Path(attrExpires), p.update.Int(s.expiresAt(p.expires, now)))
 	if kind.probe {
 		pk := p.update.Path(attrKey)
 		p.cond = expr.Exists(pk).And(expr.NotExists(pk))
@@ -288,6 +287,14 @@ func (s *Counters) write(key string, set *limiter.Set, names []string, guess []l
 		return expr.Write{}, 0, fmt.Errorf("dynamodb: decide %q: building the update: %w", key, err)
 	}
 	return w, p.keepsL, nil
+}
+
+// expiresAt is the expires_at (TTL, epoch seconds) of an item whose state is idle at
+// idle, decided at now. TTL deletion runs on DynamoDB's clock: the item is kept for as
+// long past the real time as its state stays live past now (they differ when time is
+// injected, as in tests), plus the margin.
+func (s *Counters) expiresAt(idle, now int64) int64 {
+	return time.Now().Unix() + (idle-now+s.margin)/1_000_000 + 1
 }
 
 // optional is s as an optional field of a request: nil when empty.

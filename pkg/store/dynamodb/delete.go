@@ -26,18 +26,11 @@ func (s *Tenants) readKeys(ctx context.Context, id string) (keyState, error) {
 	if !tenant.ValidID(id) {
 		return keyState{}, store.ErrNotFound
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: s.table, Key: tenantKey(id), ConsistentRead: aws.Bool(true),
-		ProjectionExpression:     aws.String("#ver, #kr, #keys, #plan"),
-		ExpressionAttributeNames: map[string]string{"#ver": attrVersion, "#kr": attrKeyRev, "#keys": attrKeys, "#plan": attrPlan},
-	})
+	item, err := s.getItem(ctx, tenantKey(id), "read keys of "+id, attrVersion, attrKeyRev, attrKeys, attrPlan)
 	if err != nil {
-		return keyState{}, fmt.Errorf("tenantstore/dynamodb: read keys of %s: %w", id, err)
+		return keyState{}, err
 	}
-	if len(out.Item) == 0 {
-		return keyState{}, store.ErrNotFound
-	}
-	return decodeKeyState(out.Item)
+	return decodeKeyState(item)
 }
 
 func decodeKeyState(item map[string]types.AttributeValue) (keyState, error) {

@@ -30,12 +30,7 @@ func (s *Tenants) Epoch(ctx context.Context) (string, error) {
 	if err != nil || ok {
 		return id, err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                s.table,
-		Item:                     map[string]types.AttributeValue{attrPK: str(epochPK), attrEpochID: str(store.NewEpochID())},
-		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
-	})
+	err = s.putNew(ctx, map[string]types.AttributeValue{attrPK: str(epochPK), attrEpochID: str(store.NewEpochID())})
 	if err != nil && !isConditionFailed(err) {
 		return "", fmt.Errorf("tenantstore/dynamodb: epoch: %w", err)
 	}

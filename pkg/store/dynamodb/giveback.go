@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
-	"github.com/edgelimit/edgelimit/pkg/store/dynamodb/internal/expr"
 )
 
 // GiveBack returns units that were consumed on key under set at the instant at and
@@ -25,33 +22,23 @@ func (s *Counters) GiveBack(ctx context.Context, key string, set *limiter.Set, a
 	if err != nil {
 		return err
 	}
-	var b expr.Builder
-	var cond expr.Cond
+	var p plan
 	for i, prefix := range names {
 		r := set.Rule(i)
 		if r.Algorithm != limiter.SlidingWindow && (r.Algorithm != limiter.FixedWindow || r.Anchor == limiter.AnchorFirstRequest) {
 			return fmt.Errorf("dynamodb: give back %q: %w: rule %q is not a fixed or sliding window", key, ErrUnsupported, r.Name)
 		}
 		start, _ := set.Window(i, at)
-		ws, c := b.Path(prefix+fWindowStart), b.Path(prefix+fCount)
-		held := ws.Equal(b.Int(start)).And(c.GreaterThan(b.Int(units - 1)))
-		if cond == "" {
-			cond = held
-		} else {
-			cond = cond.And(held)
-		}
-		b.Add(c, b.Int(-units))
+		ws, c := p.name(prefix, fWindowStart), p.name(prefix, fCount)
+		p.require(ws.Equal(p.num(start)).And(c.GreaterThan(p.num(units - 1))))
+		p.update.Add(c, p.num(-units))
 	}
-	w, err := b.Write(cond)
+	w, err := p.update.Write(p.cond)
 	if err != nil {
 		return fmt.Errorf("dynamodb: give back %q: building the update: %w", key, err)
 	}
 	s.guesses.drop(key)
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: s.key(key),
-		ConditionExpression: optional(w.Condition), UpdateExpression: optional(w.Update),
-		ExpressionAttributeNames: w.Names, ExpressionAttributeValues: w.Values,
-	}, noRetry)
+	_, err = s.api.UpdateItem(ctx, s.updateItem(key, w), noRetry)
 	if errors.As(err, new(*types.ConditionalCheckFailedException)) {
 		return nil // a window ended: its units went with it
 	}

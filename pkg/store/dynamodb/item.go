@@ -1,6 +1,7 @@
 package dynamodb
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math/big"
@@ -158,32 +159,15 @@ func readLog(item map[string]types.AttributeValue, prefix string, st *limiter.St
 		}
 		entries = append(entries, limiter.Entry{At: at, Cost: cost})
 	}
-	slices.SortFunc(entries, func(a, b limiter.Entry) int { return cmpInt(a.At, b.At) })
+	slices.SortFunc(entries, func(a, b limiter.Entry) int { return cmp.Compare(a.At, b.At) })
 	for _, e := range entries {
 		st.Log.Push(e.At, e.Cost)
 	}
 	return nil
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// scaled returns us*limit + frac as a decimal DynamoDB number.
-func scaled(us, limit, frac int64) string {
+// scaled returns us*limit + frac, beyond int64 at the rule bounds.
+func scaled(us, limit, frac int64) *big.Int {
 	v := new(big.Int).Mul(big.NewInt(us), big.NewInt(limit))
-	return v.Add(v, big.NewInt(frac)).String()
-}
-
-// sum adds two decimal integers.
-func sum(a, b string) string {
-	x, _ := new(big.Int).SetString(a, 10)
-	y, _ := new(big.Int).SetString(b, 10)
-	return x.Add(x, y).String()
+	return v.Add(v, big.NewInt(frac))
 }

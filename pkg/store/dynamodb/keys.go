@@ -25,14 +25,9 @@ func (s *Tenants) PutKey(ctx context.Context, rec apikey.Record) error {
 		return err
 	}
 	items := []types.TransactWriteItem{
-		{Put: &types.Put{
-			TableName: s.table,
-			Item: map[string]types.AttributeValue{
-				attrPK: str(keyPrefix + rec.Hash), attrDoc: str(string(doc)), attrTenant: str(rec.TenantID),
-			},
-			ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-			ExpressionAttributeNames: map[string]string{"#pk": attrPK},
-		}},
+		{Put: newItem(s.table, map[string]types.AttributeValue{
+			attrPK: str(keyPrefix + rec.Hash), attrDoc: str(string(doc)), attrTenant: str(rec.TenantID),
+		})},
 		{Update: &types.Update{
 			TableName: s.table, Key: tenantKey(rec.TenantID),
 			UpdateExpression:          aws.String("SET #keys.#kid = :rec ADD #kr :one"),
@@ -81,14 +76,11 @@ func (s *Tenants) LookupKey(ctx context.Context, hash string) (apikey.Record, er
 	if !apikey.ValidHash(hash) {
 		return apikey.Record{}, store.ErrNotFound
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: s.table, Key: keyItemKey(hash), ConsistentRead: aws.Bool(true),
-		ProjectionExpression: aws.String("#doc"), ExpressionAttributeNames: map[string]string{"#doc": attrDoc},
-	})
+	item, err := s.getItem(ctx, keyItemKey(hash), "lookup key", attrDoc)
 	if err != nil {
-		return apikey.Record{}, fmt.Errorf("tenantstore/dynamodb: lookup key: %w", err)
+		return apikey.Record{}, err
 	}
-	doc, ok := out.Item[attrDoc].(*types.AttributeValueMemberS)
+	doc, ok := item[attrDoc].(*types.AttributeValueMemberS)
 	if !ok {
 		return apikey.Record{}, store.ErrNotFound
 	}

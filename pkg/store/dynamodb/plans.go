@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -38,13 +37,8 @@ func (s *Tenants) CreatePlan(ctx context.Context, p tenant.Plan) (tenant.Plan, e
 	if err != nil {
 		return tenant.Plan{}, err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: s.table,
-		Item: map[string]types.AttributeValue{
-			attrPK: str(planPrefix + p.ID), attrDoc: str(string(doc)), attrVersion: numValue(1), attrUsers: numValue(0),
-		},
-		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+	err = s.putNew(ctx, map[string]types.AttributeValue{
+		attrPK: str(planPrefix + p.ID), attrDoc: str(string(doc)), attrVersion: numValue(1), attrUsers: numValue(0),
 	})
 	if isConditionFailed(err) {
 		return tenant.Plan{}, store.ErrExists
@@ -60,7 +54,7 @@ func (s *Tenants) GetPlan(ctx context.Context, id string) (tenant.Plan, error) {
 	if !tenant.ValidID(id) {
 		return tenant.Plan{}, store.ErrNotFound
 	}
-	item, err := s.getDoc(ctx, planKey(id), "get plan "+id)
+	item, err := s.getItem(ctx, planKey(id), "get plan "+id, attrDoc, attrVersion)
 	if err != nil {
 		return tenant.Plan{}, err
 	}
@@ -74,10 +68,20 @@ func (s *Tenants) ReplacePlan(ctx context.Context, p tenant.Plan, ifVersion int6
 	if err != nil {
 		return tenant.Plan{}, err
 	}
-	err = s.replaceDoc(ctx, planKey(p.ID), string(doc), ifVersion, p.Version)
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: s.table, Key: planKey(p.ID),
+		UpdateExpression:                    aws.String("SET #doc = :doc, #ver = :new"),
+		ConditionExpression:                 aws.String("#ver = :if"),
+		ExpressionAttributeNames:            map[string]string{"#doc": attrDoc, "#ver": attrVersion},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":doc": str(string(doc)), ":new": numValue(p.Version), ":if": numValue(ifVersion)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *types.ConditionalCheckFailedException
 	switch {
-	case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrVersionConflict):
-		return tenant.Plan{}, err
+	case errors.As(err, &ccf) && len(ccf.Item) == 0:
+		return tenant.Plan{}, store.ErrNotFound
+	case errors.As(err, &ccf):
+		return tenant.Plan{}, store.ErrVersionConflict
 	case err != nil:
 		return tenant.Plan{}, fmt.Errorf("tenantstore/dynamodb: replace plan %s: %w", p.ID, err)
 	}
@@ -143,9 +147,7 @@ func (s *Tenants) inUse(ctx context.Context, id string) error {
 
 // ListPlans scans the table for plan items, as List does for tenants.
 func (s *Tenants) ListPlans(ctx context.Context, limit int, pageToken string) ([]tenant.Plan, string, error) {
-	return list(s, ctx, planPrefix, limit, pageToken, func(item map[string]types.AttributeValue) (tenant.Plan, error) {
-		return decodePlan(item)
-	}, func(p tenant.Plan) string { return p.ID })
+	return list(s, ctx, planPrefix, limit, pageToken, decodePlan, func(p tenant.Plan) string { return p.ID })
 }
 
 // decodePlan reads a plan item's doc and version.
@@ -188,5 +190,5 @@ func (s *Tenants) planMoves(from, to string) []types.TransactWriteItem {
 // joinFailed reports whether a canceled transaction whose items after the first are
 // moves (planMoves(from, to)) failed on joining to: the plan does not exist.
 func joinFailed(codes []string, to string) bool {
-	return to != "" && len(codes) > 1 && codes[1] == "ConditionalCheckFailed" && !slices.Contains(codes[:1], "ConditionalCheckFailed")
+	return to != "" && len(codes) > 1 && codes[1] == conditionFailed && codes[0] != conditionFailed
 }

@@ -149,16 +149,10 @@ func (s *Counters) settleInput(ks []counter, fresh []bool, st store.Settlement) 
 // the reservation's expiry on the real clock (as a counter's, see the package doc),
 // plus the margin: Settle answers false without a write from the expiry on.
 func (s *Counters) marker(st store.Settlement) *types.Put {
-	expires := time.Now().Unix() + (st.Expires-st.Now+s.margin)/1_000_000 + 1
-	return &types.Put{
-		TableName: aws.String(s.table),
-		Item: map[string]types.AttributeValue{
-			attrKey:     &types.AttributeValueMemberS{Value: markerPrefix + st.ID},
-			attrExpires: numValue(expires),
-		},
-		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrKey},
-	}
+	return newItem(aws.String(s.table), map[string]types.AttributeValue{
+		attrKey:     str(markerPrefix + st.ID),
+		attrExpires: numValue(s.expiresAt(st.Expires, st.Now)),
+	})
 }
 
 // settleUpdate is the Update of one counter: nil when the settlement changes none of
@@ -180,8 +174,7 @@ func (s *Counters) settleUpdate(k counter, after []limiter.State, fresh bool, st
 		return nil, nil
 	}
 	if st.Delta > 0 || !sure && !fresh { // a charge may keep the state live for longer (a probe needs an action)
-		expires := time.Now().Unix() + (k.set.IdleAt(after)-st.Now+s.margin)/1_000_000 + 1
-		p.update.Set(p.update.Path(attrExpires), p.update.Int(expires))
+		p.update.Set(p.update.Path(attrExpires), p.update.Int(s.expiresAt(k.set.IdleAt(after), st.Now)))
 	}
 	w, err := p.update.Write(p.cond)
 	if err != nil {

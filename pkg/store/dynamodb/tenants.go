@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -73,6 +74,23 @@ func numValue(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
+// newItem is the Put of item into table, conditioned on no item of its key existing.
+func newItem(table *string, item map[string]types.AttributeValue) *types.Put {
+	return &types.Put{TableName: table, Item: item,
+		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
+	}
+}
+
+// putNew puts item unless an item of its key exists: then the error is a
+// *types.ConditionalCheckFailedException (isConditionFailed).
+func (s *Tenants) putNew(ctx context.Context, item map[string]types.AttributeValue) error {
+	p := newItem(s.table, item)
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: p.TableName, Item: p.Item,
+		ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames})
+	return err
+}
+
 // Create stores a new tenant with version 1: one conditional PutItem, in one
 // transaction with the join of its plan when it names one.
 func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, error) {
@@ -84,21 +102,16 @@ func (s *Tenants) Create(ctx context.Context, t tenant.Tenant) (tenant.Tenant, e
 		attrPK: str(tenantPrefix + t.ID), attrDoc: str(string(doc)), attrVersion: numValue(1),
 		attrKeyRev: numValue(0), attrKeys: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}},
 	}
-	put := &types.Put{TableName: s.table, Item: item,
-		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK},
-	}
 	if t.Plan == "" {
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: item,
-			ConditionExpression: put.ConditionExpression, ExpressionAttributeNames: put.ExpressionAttributeNames})
+		err = s.putNew(ctx, item)
 	} else {
 		item[attrPlan] = str(t.Plan)
-		items := append([]types.TransactWriteItem{{Put: put}}, s.planMoves("", t.Plan)...)
+		items := append([]types.TransactWriteItem{{Put: newItem(s.table, item)}}, s.planMoves("", t.Plan)...)
 		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	}
 	codes, _ := cancelCodes(err)
 	switch {
-	case isConditionFailed(err) || len(codes) > 0 && codes[0] == "ConditionalCheckFailed":
+	case isConditionFailed(err) || len(codes) > 0 && codes[0] == conditionFailed:
 		return tenant.Tenant{}, store.ErrExists
 	case joinFailed(codes, t.Plan):
 		return tenant.Tenant{}, tenant.UnknownPlan(t.Plan)
@@ -113,20 +126,26 @@ func (s *Tenants) Get(ctx context.Context, id string) (tenant.Tenant, error) {
 	if !tenant.ValidID(id) {
 		return tenant.Tenant{}, store.ErrNotFound
 	}
-	item, err := s.getDoc(ctx, tenantKey(id), "get "+id)
+	item, err := s.getItem(ctx, tenantKey(id), "get "+id, attrDoc, attrVersion)
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
 	return decodeTenant(item)
 }
 
-// getDoc reads the doc and version of the item key with strong consistency:
-// ErrNotFound when there is none; what names the read in errors.
-func (s *Tenants) getDoc(ctx context.Context, key map[string]types.AttributeValue, what string) (map[string]types.AttributeValue, error) {
+// getItem reads the attributes attrs of the item key with strong consistency:
+// ErrNotFound when there is none (or it has none of them); what names the read in
+// errors.
+func (s *Tenants) getItem(ctx context.Context, key map[string]types.AttributeValue, what string, attrs ...string) (map[string]types.AttributeValue, error) {
+	names := make(map[string]string, len(attrs))
+	refs := make([]string, len(attrs))
+	for i, a := range attrs {
+		refs[i] = "#" + a
+		names[refs[i]] = a
+	}
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: s.table, Key: key, ConsistentRead: aws.Bool(true),
-		ProjectionExpression:     aws.String("#doc, #ver"),
-		ExpressionAttributeNames: map[string]string{"#doc": attrDoc, "#ver": attrVersion},
+		ProjectionExpression: aws.String(strings.Join(refs, ", ")), ExpressionAttributeNames: names,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("tenantstore/dynamodb: %s: %w", what, err)
@@ -145,17 +164,16 @@ func decodeTenant(item map[string]types.AttributeValue) (tenant.Tenant, error) {
 // decodeItem reads the doc and version of an item of kind what (tenant or plan).
 func decodeItem[T any](item map[string]types.AttributeValue, what string, setVersion func(*T, int64)) (T, error) {
 	var v, zero T
-	doc, okDoc := item[attrDoc].(*types.AttributeValueMemberS)
-	ver, okVer := item[attrVersion].(*types.AttributeValueMemberN)
-	if !okDoc || !okVer {
-		return zero, fmt.Errorf("tenantstore/dynamodb: a %s item lacks doc or version", what)
+	doc, ok := item[attrDoc].(*types.AttributeValueMemberS)
+	if !ok {
+		return zero, fmt.Errorf("tenantstore/dynamodb: a %s item lacks its doc", what)
+	}
+	n, err := numberAttr(item, attrVersion)
+	if err != nil {
+		return zero, err
 	}
 	if err := json.Unmarshal([]byte(doc.Value), &v); err != nil {
 		return zero, fmt.Errorf("tenantstore/dynamodb: stored %s: %w", what, err)
-	}
-	n, err := strconv.ParseInt(ver.Value, 10, 64)
-	if err != nil {
-		return zero, fmt.Errorf("tenantstore/dynamodb: stored version %q: %w", ver.Value, err)
 	}
 	setVersion(&v, n)
 	return v, nil
@@ -226,28 +244,6 @@ func tenantCondition(version int64, plan string) (string, map[string]string, map
 	}
 	values[":from"] = str(plan)
 	return "#ver = :if AND #plan = :from", names, values
-}
-
-// replaceDoc sets the doc and version of the item key when its version is ifVersion:
-// one conditional UpdateItem; ErrNotFound or ErrVersionConflict when the condition
-// fails.
-func (s *Tenants) replaceDoc(ctx context.Context, key map[string]types.AttributeValue, doc string, ifVersion, version int64) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: s.table, Key: key,
-		UpdateExpression:                    aws.String("SET #doc = :doc, #ver = :new"),
-		ConditionExpression:                 aws.String("#ver = :if"),
-		ExpressionAttributeNames:            map[string]string{"#doc": attrDoc, "#ver": attrVersion},
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":doc": str(doc), ":new": numValue(version), ":if": numValue(ifVersion)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
-	var ccf *types.ConditionalCheckFailedException
-	switch {
-	case errors.As(err, &ccf) && len(ccf.Item) == 0:
-		return store.ErrNotFound
-	case errors.As(err, &ccf):
-		return store.ErrVersionConflict
-	}
-	return err
 }
 
 func isConditionFailed(err error) bool {

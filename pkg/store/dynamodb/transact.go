@@ -105,7 +105,7 @@ func (s *Counters) canceled(ks []counter, e *types.TransactionCanceledException,
 	var throttled, failed error
 	for i, r := range e.CancellationReasons {
 		switch code := aws.ToString(r.Code); code {
-		case "ConditionalCheckFailed":
+		case conditionFailed:
 			states, err := readStates(r.Item, ks[i].set, ks[i].names)
 			if err != nil {
 				return false, fmt.Errorf("dynamodb: decide %q: %w", ks[i].key, err)

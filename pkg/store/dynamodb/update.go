@@ -1,6 +1,7 @@
 package dynamodb
 
 import (
+	"math/big"
 	"math/bits"
 	"strconv"
 
@@ -17,31 +18,32 @@ type plan struct {
 	// retry: the write follows one that failed; relative updates then leave l alone.
 	retry bool
 	// keepsL has bit i set when rule i's update is relative (ADD, t = t + x) and
-	// neither conditions nor sets the rule's l (see plan.leavesL): the stored l stays
-	// as it was.
+	// neither conditions nor sets the rule's l (see plan.relativeClock): the stored l
+	// stays as it was.
 	keepsL uint8
 }
 
-// leavesL reports whether a relative update of a rule whose guessed l is last leaves
-// l alone rather than conditioning l <= :at and setting it: when the request's instant
-// is not after last (l would not move), or on a retry (another instance moved l past
-// the guess; conditioning again would conflict with every interleaved instant). The
-// update's condition is then evaluated at max(now, last), which is never later than
-// the instant the limiter evaluates the stored state at (the stored l only grows, and
-// a guess's l is never later than it), so it is never looser than the limiter.
-func (p *plan) leavesL(now, last int64) bool { return p.retry || now <= last }
-
-func (p *plan) require(c expr.Cond) {
-	if p.cond != "" {
-		p.cond = p.cond.And(c)
-	} else {
-		p.cond = c
+// relativeClock ends a relative update of rule prefix, whose guessed l is last: it
+// conditions l <= :at and sets l (clock), or leaves l alone and reports true. It
+// leaves l alone when the request's instant is not after last (l would not move), or
+// on a retry (another instance moved l past the guess; conditioning again would
+// conflict with every interleaved instant). The update's condition is then evaluated
+// at max(now, last), which is never later than the instant the limiter evaluates the
+// stored state at (the stored l only grows, and a guess's l is never later than it),
+// so it is never looser than the limiter.
+func (p *plan) relativeClock(prefix string, now, at, last int64) bool {
+	if p.retry || now <= last {
+		return true
 	}
+	p.clock(prefix, at)
+	return false
 }
+
+func (p *plan) require(c expr.Cond) { p.cond = p.cond.And(c) }
 
 func (p *plan) name(prefix, field string) expr.Path { return p.update.Path(prefix + field) }
 func (p *plan) num(v int64) expr.Operand            { return p.update.Int(v) }
-func (p *plan) bigNum(s string) expr.Operand        { return p.update.Number(s) }
+func (p *plan) bigNum(v *big.Int) expr.Operand      { return p.update.Number(v) }
 
 // absentOr is "attribute_not_exists(n) OR c".
 func absentOr(n expr.Path, c expr.Cond) expr.Cond { return expr.NotExists(n).Or(c) }
@@ -124,7 +126,7 @@ func (p *plan) clock(prefix string, at int64) {
 }
 
 // sliding: ADD within the window with its previous count pinned, or roll the window.
-// It reports whether the update leaves l alone (an ADD, see plan.leavesL).
+// It reports whether the update leaves l alone (an ADD, see plan.relativeClock).
 func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cost int64) bool {
 	ws, c, prev := p.name(prefix, fWindowStart), p.name(prefix, fCount), p.name(prefix, fPrev)
 	period := r.Period.Micros()
@@ -136,9 +138,7 @@ func (p *plan) sliding(r limiter.Rule, prefix string, g *limiter.State, now, cos
 		weighted := weightedPrev(g.Prev, period-(at-start), period)
 		p.require(ws.Equal(p.num(start)).And(prev.Equal(p.num(g.Prev))).And(c.LessThanEqual(p.num(r.Limit - cost - weighted))))
 		p.update.Add(c, p.num(cost))
-		if p.leavesL(now, g.Last) {
-			return true
-		}
+		return p.relativeClock(prefix, now, at, g.Last)
 	case start - period:
 		p.require(ws.Equal(p.num(g.WindowStart)).And(c.Equal(p.num(g.Count))))
 		p.update.Set(ws, p.num(start))
@@ -166,7 +166,7 @@ func weightedPrev(prev, left, period int64) int64 {
 
 // bucket: move the scaled TAT forward by cost intervals, relative when the bucket is
 // not full, absolute when it is. It reports whether the update leaves l alone (a
-// relative one, see plan.leavesL).
+// relative one, see plan.relativeClock).
 func (p *plan) bucket(r limiter.Rule, prefix string, g *limiter.State, now, cost, tolUS int64) bool {
 	t := p.name(prefix, fTAT)
 	at := max(now, g.Last)
@@ -177,17 +177,13 @@ func (p *plan) bucket(r limiter.Rule, prefix string, g *limiter.State, now, cost
 	if g.TAT < at || g.TAT == at && g.TATFrac == 0 {
 		p.clock(prefix, at)
 		p.require(absentOr(t, t.LessThanEqual(p.bigNum(atL))))
-		p.update.Set(t, p.bigNum(sum(atL, step)))
+		p.update.Set(t, p.bigNum(new(big.Int).Add(atL, step)))
 		return false
 	}
-	limit := sum(atL, scaled(r.Burst-cost, period, 0))
+	limit := new(big.Int).Add(atL, scaled(r.Burst-cost, period, 0))
 	p.require(t.GreaterThan(p.bigNum(atL)).And(t.LessThanEqual(p.bigNum(limit))))
 	p.update.Set(t, t.Plus(p.bigNum(step)))
-	if p.leavesL(now, g.Last) {
-		return true
-	}
-	p.clock(prefix, at)
-	return false
+	return p.relativeClock(prefix, now, at, g.Last)
 }
 
 // log: count the cost at this instant in the map, drop expired instants, keep the total.
@@ -196,24 +192,14 @@ func (p *plan) log(r limiter.Rule, prefix string, g *limiter.State, now, cost in
 	at := max(now, g.Last)
 	p.clock(prefix, at)
 	p.expires = max(p.expires, at+r.Period.Micros())
-	entry := p.name(prefix, fLog+"."+strconv.FormatInt(at, 10))
+	entry := p.entryPath(prefix, at)
 	if g.Count == 0 && g.Log.Len() == 0 {
 		p.require(expr.NotExists(n).Or(n.Equal(p.num(0))))
 		p.update.Set(g0, p.update.IntMap(map[string]int64{strconv.FormatInt(at, 10): cost}))
 		p.update.Set(n, p.num(cost))
 		return
 	}
-	expiredCost := int64(0)
-	for k := range g.Log.Len() {
-		e := g.Log.At(k)
-		if e.At > at-r.Period.Micros() {
-			break
-		}
-		expiredCost += e.Cost
-		old := p.name(prefix, fLog+"."+strconv.FormatInt(e.At, 10))
-		p.require(old.Equal(p.num(e.Cost))) // its cost, which n is decremented by (a settle may have refunded it)
-		p.update.Remove(old)
-	}
+	expiredCost := p.removeExpired(prefix, g, at-r.Period.Micros())
 	p.require(expr.Exists(g0).And(n.LessThanEqual(p.num(r.Limit - cost + expiredCost))))
 	p.update.Add(n, p.num(cost-expiredCost))
 	// ADD cannot reach into a map: add to this instant's entry when the guess has it,

@@ -25,8 +25,13 @@ func Exists(p Path) Cond { return Cond("attribute_exists (" + string(p) + ")") }
 // NotExists is "attribute_not_exists (p)".
 func NotExists(p Path) Cond { return Cond("attribute_not_exists (" + string(p) + ")") }
 
-// And is "(c) AND (d)".
-func (c Cond) And(d Cond) Cond { return Cond("(" + string(c) + ") AND (" + string(d) + ")") }
+// And is "(c) AND (d)", or d when c is empty (no condition yet).
+func (c Cond) And(d Cond) Cond {
+	if c == "" {
+		return d
+	}
+	return Cond("(" + string(c) + ") AND (" + string(d) + ")")
+}
 
 // Or is "(c) OR (d)".
 func (c Cond) Or(d Cond) Cond { return Cond("(" + string(c) + ") OR (" + string(d) + ")") }

@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,7 @@ func (b *Builder) Path(name string) Path {
 	parts := strings.Split(name, ".")
 	for i, part := range parts {
 		if part == "" {
-			b.fail(fmt.Errorf("expr: the attribute path %q has an empty name", name))
+			b.err = errors.Join(b.err, fmt.Errorf("expr: the attribute path %q has an empty name", name))
 		}
 		parts[i] = b.placeholder(part)
 	}
@@ -64,16 +65,14 @@ func (b *Builder) value(v types.AttributeValue) Operand {
 }
 
 // Int returns the placeholder of the number v.
-func (b *Builder) Int(v int64) Operand { return b.Number(strconv.FormatInt(v, 10)) }
+func (b *Builder) Int(v int64) Operand {
+	return b.value(&types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)})
+}
 
-// Number returns the placeholder of the number written in decimal as s, which may be
-// beyond int64 (DynamoDB numbers have 38 digits). A string that is no decimal integer
-// is an error that Write returns.
-func (b *Builder) Number(s string) Operand {
-	if !isInteger(s) {
-		b.fail(fmt.Errorf("expr: %q is not a decimal integer", s))
-	}
-	return b.value(&types.AttributeValueMemberN{Value: s})
+// Number returns the placeholder of the integer v, which may be beyond int64 (DynamoDB
+// numbers have 38 digits).
+func (b *Builder) Number(v *big.Int) Operand {
+	return b.value(&types.AttributeValueMemberN{Value: v.String()})
 }
 
 // IntMap returns the placeholder of a map of numbers.
@@ -83,21 +82,4 @@ func (b *Builder) IntMap(m map[string]int64) Operand {
 		av[k] = &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
 	}
 	return b.value(&types.AttributeValueMemberM{Value: av})
-}
-
-func isInteger(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func (b *Builder) fail(err error) {
-	b.err = errors.Join(b.err, err)
 }

@@ -46,7 +46,7 @@ type Write struct {
 // Write returns the condition cond ("" for none) and the update of the actions so far,
 // with the placeholders either of them uses (the Builder keeps only those): DynamoDB refuses a request naming one
 // that neither uses, as when a condition built here is replaced by another. Its error
-// joins those of the paths and numbers that could not be written.
+// joins those of the paths that could not be written.
 func (b *Builder) Write(cond Cond) (Write, error) {
 	if b.err != nil {
 		return Write{}, b.err
