@@ -145,8 +145,10 @@ func TestInvokeWarmAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if allocs > 60 {
-		t.Fatalf("%v allocations per warm invocation, want at most 60", allocs)
+	// 60 measured; the margin is for a GC during the run, which empties the decode
+	// pool (request.DecodeAuthorizerEvent) and costs a few allocations more.
+	if allocs > 64 {
+		t.Fatalf("%v allocations per warm invocation, want at most 64", allocs)
 	}
 	t.Logf("%v allocations per warm invocation", allocs)
 }
