@@ -74,8 +74,8 @@ var headline = append([]row{
 		"Redis store, script time inside Redis (allowed)", "redis_rate's script", "", nil),
 	ratioRow("hotcounter", "BenchmarkDecideDynamoDB/hot", "BenchmarkDecideDynamoDB/store_alone", "round-trips/decision",
 		"hot counter on DynamoDB Local, round trips per decision", "the DynamoDB store alone", "", nil),
-	ratioRow("authorizer", "BenchmarkInvokeWarm/edgelimit", "BenchmarkInvokeWarm/hello", nsPerOp,
-		"authorizer warm invoke", "hello-world authorizer (aws-lambda-go's types and encoding/json)", "at most 1.0x", atMost(1)),
+	metricRow("authorizer", "BenchmarkInvokeWarmPaired", "hello-ratio", "edgelimit-us", "hello-us",
+		"authorizer warm invoke", "hello-world authorizer (aws-lambda-go's types and encoding/json), taking turns", "at most 1.0x", atMost(1)),
 	valueRow("authorizer", "BenchmarkInvokeWarm/edgelimit", allocsPerOp, "authorizer warm invoke, allocations", "", nil),
 }, coldStartRows()...)
 

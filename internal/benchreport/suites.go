@@ -26,7 +26,7 @@ var suites = []suite{
 	{name: "hotcounter", title: "Hot counters (pkg/hotcounter) against the store alone", pkg: "./pkg/hotcounter",
 		bench: "^BenchmarkDecide(DynamoDB)?$", benchtime: "2s", count: 1},
 	{name: "authorizer", title: "The authorizer's warm path against the hello-world authorizer", pkg: "./internal/authorizer",
-		bench: "^BenchmarkInvoke(Warm|Denied)$", benchtime: "5000x", count: 12},
+		bench: "^BenchmarkInvoke(Warm|WarmPaired|Denied)$", benchtime: "5000x", count: 12},
 	{name: "coldstart", title: "Cold start under the Lambda runtime emulator, against the hello-world authorizer", pkg: "./functions/authorizer",
 		bench: "^BenchmarkColdStart$", benchtime: "60x", count: 1},
 }
