@@ -20,9 +20,10 @@ type statedPrices struct {
 }
 
 var (
-	pricesText = regexp.MustCompile(`Lambda's price is \$([0-9.]+) per million requests and \$([0-9.]+) per GB-second .*` +
-		`DynamoDB's \$([0-9.]+) per million write request units .*Upstash's \$([0-9.]+) per ([0-9,]+) commands`)
-	memoryText = regexp.MustCompile(`at the function's ([0-9]+) MB`)
+	// The prose is wrapped: a space may be a line break, and .* spans lines.
+	pricesText = regexp.MustCompile(`(?s)Lambda's\s+price\s+is\s+\$([0-9.]+)\s+per\s+million\s+requests\s+and\s+\$([0-9.]+)\s+per\s+GB-second\s.*` +
+		`DynamoDB's\s+\$([0-9.]+)\s+per\s+million\s+write\s+request\s+units\s.*Upstash's\s+\$([0-9.]+)\s+per\s+([0-9,]+)\s+commands`)
+	memoryText = regexp.MustCompile(`at\s+the\s+function's\s+([0-9]+)\s+MB`)
 	costRow    = regexp.MustCompile(`^\| ([^|]+) \| ([0-9.]+) \| (none|([0-9.]+) (write request units|commands)[^|]*) \| ([0-9]+) \| \$([0-9.]+) \| \$([0-9.]+) \| \$([0-9.]+) \|$`)
 )
 
