@@ -28,8 +28,9 @@ func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 	if req.Cost < 0 {
 		return res, &limiter.CostError{Cost: req.Cost}
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.budget)
-	defer cancel()
+	b := newBudget(ctx, g.budget)
+	defer b.stop()
+	ctx = b
 	who, ok := g.identify(ctx, req, &res)
 	if !ok {
 		return res, nil

@@ -108,13 +108,16 @@ func TestConcurrencyNeverOverTheLimit(t *testing.T) {
 func checkDeadHolder(t *testing.T, c *inFlight) {
 	var failedOver atomic.Int64
 	held := 0
+	var refused []string
 	for range 10 {
-		if c.check(t, &failedOver).Decision.Allowed {
+		if res := c.check(t, &failedOver); res.Decision.Allowed {
 			held++
+		} else {
+			refused = append(refused, fmt.Sprintf("%s %q %+v", res.Status, res.Reason, res.Decision))
 		}
 	}
-	if held != 10 || c.check(t, &failedOver).Decision.Allowed || failedOver.Load() > 0 {
-		t.Fatalf("%d slots taken, then an 11th allowed: want 10 and a refusal", held)
+	if eleventh := c.check(t, &failedOver); held != 10 || eleventh.Decision.Allowed || failedOver.Load() > 0 {
+		t.Fatalf("%d slots taken (refused: %v), then an 11th %s: want 10 and a refusal", held, refused, eleventh.Status)
 	}
 	quantum := (time.Second + limiter.LeaseQuanta*time.Microsecond - 1) / limiter.LeaseQuanta
 	c.skew.Add((time.Second + quantum).Microseconds())
