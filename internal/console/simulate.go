@@ -1,7 +1,6 @@
 package console
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -124,27 +123,24 @@ func ruleSet(req simulateRequest) (*limiter.Set, string, error) {
 	return set, "rules", err
 }
 
-// run replays reqs with simulate.Run and reads its output back: the answer is what
-// `edgelimit simulate` prints, line for line.
+// run replays reqs with simulate.Decide: the answer is what `edgelimit simulate`
+// prints, line for line.
 func run(set *limiter.Set, reqs []simulate.Request) (simulateJSON, error) {
-	var buf bytes.Buffer
-	if err := simulate.Run(set, reqs, &buf); err != nil {
+	lines, err := simulate.Decide(set, reqs)
+	if err != nil {
 		return simulateJSON{}, err
 	}
-	out := simulateJSON{Decisions: []Decision{}, Total: len(reqs)}
-	sc := bufio.NewScanner(&buf)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "allowed ") {
-			break
-		}
-		var d Decision
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
+	out := simulateJSON{Decisions: make([]Decision, len(lines)), Total: len(reqs)}
+	for i, l := range lines {
+		t, err := l.T.Float64()
+		if err != nil {
 			return simulateJSON{}, err
 		}
-		if d.Allowed {
+		out.Decisions[i] = Decision{T: t, Key: l.Key, Cost: l.Cost, Allowed: l.Allowed, Remaining: l.Remaining,
+			RetryAfterMs: l.RetryAfterMs, DelayMs: l.DelayMs}
+		if l.Allowed {
 			out.Allowed++
 		}
-		out.Decisions = append(out.Decisions, d)
 	}
 	return out, nil
 }
