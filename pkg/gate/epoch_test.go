@@ -166,7 +166,7 @@ func TestEpochPolledOncePerTTL(t *testing.T) {
 		g.Check(ctx, anonymous)
 	}
 	ts.id.Store("second")
-	now.Add(6_000_000) // past it
+	now.Add(6_000_000)    // past it
 	gate.WaitEpochPoll(g) // the first read's check has ended: the next one may start
 	g.Check(ctx, anonymous)
 	if id := <-ts.reads; id != "second" || len(ts.reads) != 0 {
