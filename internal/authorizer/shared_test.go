@@ -138,6 +138,13 @@ func seedTenant(t testing.TB, s store.Tenants, js string) (id, key string) {
 // its HTTP requests through transport.
 func handlerFromEnv(t testing.TB, env map[string]string, transport http.RoundTripper) *authorizer.Handler {
 	t.Helper()
+	return handlerOf(t, gateFromEnv(t, env, transport))
+}
+
+// gateFromEnv builds the gate as the function's main does, from env, sending its HTTP
+// requests through transport.
+func gateFromEnv(t testing.TB, env map[string]string, transport http.RoundTripper) *gate.Gate {
+	t.Helper()
 	cfg, err := config.Load(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +157,12 @@ func handlerFromEnv(t testing.TB, env map[string]string, transport http.RoundTri
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g
+}
+
+// handlerOf is the authorizer of g, logging nowhere.
+func handlerOf(t testing.TB, g *gate.Gate) *authorizer.Handler {
+	t.Helper()
 	h, err := authorizer.New(authorizer.Config{Gate: g, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), Metrics: io.Discard})
 	if err != nil {
 		t.Fatal(err)

@@ -76,7 +76,8 @@ func (g *Gate) pollEpoch(now int64) {
 // and denials, so that keys of tenants the store no longer holds stop being admitted.
 // The store wrote a new marker as it read the missing one. It does nothing for a
 // tenant store without a marker. Decisions call it in the background, once per config
-// TTL; it is exported for tests and tools.
+// TTL; a read made here puts their next check a TTL later. It is exported for tests
+// and tools.
 func (g *Gate) CheckEpoch(ctx context.Context) (bool, error) {
 	w := g.epoch
 	if w == nil {
@@ -87,6 +88,9 @@ func (g *Gate) CheckEpoch(ctx context.Context) (bool, error) {
 	id, err := w.store.Epoch(ctx)
 	if err != nil {
 		return false, err
+	}
+	if next := g.now() + w.every; next > w.next.Load() {
+		w.next.Store(next)
 	}
 	old := w.id
 	w.id = id

@@ -180,6 +180,38 @@ func TestEpochPolledOncePerTTL(t *testing.T) {
 	}
 }
 
+// A check made by the caller (as a function's init may) puts the decisions' first
+// check a TTL later: the first decisions make no read of their own.
+func TestEpochCheckedByTheCallerPostponesThePoll(t *testing.T) {
+	ts := &epochReads{Tenants: memory.NewTenants(), reads: make(chan string, 10)}
+	ts.id.Store("first")
+	var now atomic.Int64
+	now.Store(1_800_000_000_000_000)
+	g, err := gate.New(gate.Config{Tenants: ts, Counters: memory.NewCounters(memory.CountersConfig{}), Now: now.Load, ConfigTTL: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if changed, err := g.CheckEpoch(ctx); changed || err != nil {
+		t.Fatalf("the caller's read: changed %v, %v", changed, err)
+	}
+	<-ts.reads
+	anonymous := gate.Request{Method: "GET", Resource: "/"}
+	for range 5 {
+		now.Add(1_000_000) // within the TTL
+		g.Check(ctx, anonymous)
+		gate.WaitEpochPoll(g)
+	}
+	if n := len(ts.reads); n != 0 {
+		t.Fatalf("%d reads by the decisions within the TTL of the caller's, want 0", n)
+	}
+	now.Add(6_000_000) // past it
+	g.Check(ctx, anonymous)
+	if id := <-ts.reads; id != "first" {
+		t.Fatalf("read %q past the TTL", id)
+	}
+}
+
 // lineWriter hands each Write to a reader, as a string.
 type lineWriter chan string
 
