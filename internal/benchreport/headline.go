@@ -89,10 +89,10 @@ type initGoal struct {
 // initGoals are the runtime-init goals by backend; a backend not named has
 // plainHelloGoal.
 var initGoals = map[string]initGoal{
-	"dynamodb": {"hello-dynamodb", "hello-world authorizer that makes a DynamoDB client (the SDK's default config) at init, started in turn", 1.0},
+	"dynamodb": {"hello-dynamodb", "hello-world authorizer that makes a DynamoDB client (the SDK's default config) at init, started in the same rounds", 1.0},
 }
 
-var plainHelloGoal = initGoal{"hello", "hello-world authorizer, started in turn", 1.4}
+var plainHelloGoal = initGoal{"hello", "hello-world authorizer, started in the same rounds", 1.4}
 
 // maxSizeRatio is the goal of each build's bootstrap against the hello-world's.
 const maxSizeRatio = 1.6
@@ -125,7 +125,7 @@ func runtimeInitRow(b testenv.AuthorizerBuild) row {
 	if !ok {
 		g = plainHelloGoal
 	}
-	return row{what: "runtime init, " + b.Title + " build (median of the emulator's `INIT REPORT`)",
+	return row{what: "runtime init, " + b.Title + " build (the emulator's `INIT REPORT`, median of the rounds' ratios)",
 		peer: g.peerWhat, goal: fmt.Sprintf("at most %.1fx", g.bound), met: atMost(g.bound),
 		suite: "coldstart", benches: []string{"BenchmarkColdStart"}, figure: func(r *report) (float64, string, bool) {
 			run := r.runs["coldstart"]
