@@ -1,0 +1,87 @@
+package admin_test
+
+import (
+	"testing"
+
+	"github.com/edgelimit/edgelimit/pkg/gate"
+)
+
+// TestProbeUsageOfAKeyWithItsOwnRules: a key issued with rules of its own is limited
+// by them (docs/design.md, "Tenants, keys and the admin API": "each replacing the
+// key-scope rule of its name ... for that key's counters only"), and
+// GET /tenants/{id}/usage?key_id= "peeks at every rule's counters" of that key. The
+// usage read must report the rules the key is limited by: here its own per-key
+// bucket of 2 (not the tenant's of 10), used up by the 2 requests the gate allowed.
+// Found by the red-team review: usage reports the tenant's rule (capacity 10,
+// remaining 10, nothing used) while the key's next request is denied.
+func TestProbeUsageOfAKeyWithItsOwnRules(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		e.create("vip", `{"rules": [{"name": "daily", "algorithm": "fixed_window", "limit": 100, "period": "day"},
+			{"name": "per-key", "algorithm": "token_bucket", "limit": 10, "period": "1m", "scope": "key"}]}`)
+		var k struct {
+			Key   string `json:"key"`
+			KeyID string `json:"key_id"`
+		}
+		e.do("POST", "/tenants/vip/keys", `{"rules": [{"name": "per-key", "algorithm": "token_bucket", "limit": 2, "period": "1m"}]}`).
+			want(t, 201).json(t, &k)
+		g := e.gate(-1, "")
+		for i := range 2 {
+			if res := e.check(g, k.Key, "GET", "/x"); res.Status != gate.Allowed {
+				t.Fatalf("request %d: %+v", i+1, res)
+			}
+		}
+		if res := e.check(g, k.Key, "GET", "/x"); res.Status != gate.Denied || res.Rule != "per-key" || res.Decision.Limit != 2 {
+			t.Fatalf("the third request, over the key's own bucket of 2: %+v", res)
+		}
+		u := e.usage("vip", k.KeyID)
+		pk := u.Rules[u.rule(t, "", "per-key")]
+		if pk.Rule.Limit != 2 || pk.Capacity != 2 || pk.Used != 2 || pk.Remaining != 0 {
+			t.Errorf("usage of the key's own per-key rule: limit %d, capacity %d, used %d, remaining %d; want 2, 2, 2, 0 (the gate denies its next request)",
+				pk.Rule.Limit, pk.Capacity, pk.Used, pk.Remaining)
+		}
+		if res := e.check(g, k.Key, "GET", "/x"); res.Status != gate.Denied {
+			t.Errorf("after the usage read, the key's request is %v, want denied: the read changed its counter", res.Status)
+		}
+	})
+}
+
+// TestProbeRouteCostAboveTheRulesItMeets: a route's cost is "at most the capacity of
+// every rule its requests meet" (docs/reference.md, "Tenants and API keys"), and a
+// tenant whose own rules break that is refused (422 naming routes[0].cost). The
+// same route cost is accepted when the rules that break it come from elsewhere, and
+// every request of the route then fails (the gate returns a *limiter.CostError: the
+// authorizer's invocation errors, API Gateway answers 500, edgelimit dev answers 500
+// and logs no decision). Each write below must be a 422 that writes nothing:
+//   - a tenant naming a plan whose tenant-wide rule holds less than the route's cost;
+//   - a key issued with an own rule that holds less than a route's cost;
+//   - an override whose rule holds less than a route's cost.
+//
+// Found by the red-team review: all three are stored (201, 201, 200).
+func TestProbeRouteCostAboveTheRulesItMeets(t *testing.T) {
+	e := newEnv(t, backendsUnderTest[0].open(t))
+	e.do("PUT", "/plans/small", `{"rules": [{"name": "tpm", "algorithm": "fixed_window", "limit": 3, "period": "1m"}]}`).want(t, 201)
+	chat := `"routes": [{"method": "POST", "resource": "/chat", "cost": 5, "rules": [{"name": "chat", "algorithm": "fixed_window", "limit": 50, "period": "1m"}]}]`
+	e.do("PUT", "/tenants/own", `{"rules": [{"name": "tpm", "algorithm": "fixed_window", "limit": 3, "period": "1m"}], `+chat+`}`).
+		problem(t, 422, "invalid-field", "routes[0].cost") // the tenant's own rules: refused, as documented
+
+	before := e.snapshot()
+	if r := e.do("PUT", "/tenants/onplan", `{"plan": "small", `+chat+`}`); r.status != 422 {
+		t.Errorf("a tenant on plan small (tpm holds 3) with a route of cost 5: %d, want 422", r.status)
+	}
+	if after := e.snapshot(); after != before {
+		t.Errorf("the refused tenant was stored:\n%s", after)
+	}
+
+	e.create("llm", `{"rules": [{"name": "tpm", "algorithm": "fixed_window", "limit": 100, "period": "1m", "scope": "key"}], `+chat+`}`)
+	before = e.snapshot()
+	if r := e.do("POST", "/tenants/llm/keys", `{"rules": [{"name": "tpm", "algorithm": "fixed_window", "limit": 3, "period": "1m"}]}`); r.status != 422 {
+		t.Errorf("a key whose own tpm holds 3, under a route of cost 5: %d, want 422", r.status)
+	}
+	if r := e.do("PATCH", "/tenants/llm", `{"overrides": [{"until": "2027-01-01T00:00:00Z", "rules": [{"name": "tpm", "algorithm": "fixed_window", "limit": 3, "period": "1m"}]}]}`,
+		"Content-Type", "application/merge-patch+json", "If-Match", `"1"`); r.status != 422 {
+		t.Errorf("an override whose tpm holds 3, under a route of cost 5: %d, want 422", r.status)
+	}
+	if after := e.snapshot(); after != before {
+		t.Errorf("a refused write was stored:\n%s\nbefore:\n%s", after, before)
+	}
+}
