@@ -82,7 +82,16 @@ func TestProbePlanChangeBelowARouteCost(t *testing.T) {
 // a concurrency limit of 1. Found by the red-team review: the reservation's rules
 // identity (rulesID: version, plan, overrides) does not include the creation id.
 func TestProbeSettleOfADeletedTenantsReservation(t *testing.T) {
-	f := newFixture(t, func(c *gate.Config) { withSecret(c); c.ConfigTTL = -1 })
+	for _, b := range counterBackends {
+		t.Run(b.name, func(t *testing.T) {
+			counters := b.open(t)
+			f := newFixture(t, func(c *gate.Config) { withSecret(c); c.ConfigTTL = -1; c.Counters = counters })
+			checkSettleOfADeletedTenantsReservation(t, f)
+		})
+	}
+}
+
+func checkSettleOfADeletedTenantsReservation(t *testing.T, f *fixture) {
 	ctx := context.Background()
 	agent := `{"id": "agent", "rules": [{"name": "inflight", "algorithm": "concurrency", "limit": 1, "lease": "60s"}]}`
 	f.createTenant(t, agent)
