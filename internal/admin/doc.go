@@ -47,7 +47,8 @@
 // given, must be the path's; version, generation and zone_changes in a body are
 // ignored (the server manages them), so a GET body can be edited and sent back. A
 // tenant written without rules (a PUT body without them, a patch that removes them)
-// gets Config.DefaultRules (EDGELIMIT_DEFAULT_RULES) when there are some. A change of
+// gets Config.DefaultRules (EDGELIMIT_DEFAULT_RULES) when there are some, unless it
+// names a plan: it then has no rules of its own and gets its plan's. A change of
 // time zone is recorded in the tenant's zone history (tenant.ApplyUpdate) and takes
 // effect at the first window boundary of the new zone at or after the end of the
 // current window: usage says when, per calendar unit.
