@@ -81,7 +81,8 @@
 //
 // Counters are per identity: usage takes key_id (a key of the tenant, revoked or not)
 // and reports the tenant-wide rules and every route's rules under the counter keys the
-// authorizer uses (tenant.Sets.Checks), read with the counter store's Peek, which
+// authorizer uses (tenant.Sets.Checks), with that key's own rules in place of the
+// key-scope rules they replace (tenant.Tenant.EffectiveFor), read with the counter store's Peek, which
 // consumes nothing. ip instead reports what an anonymous client has used: the
 // tenant-wide rules and the anonymous routes, with the address limited as the gate
 // limits it (IPv4, or the IPv6 /64). For each rule: capacity, used (capacity minus

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -212,15 +213,16 @@ func (h *Handler) checkPlan(ctx context.Context, t tenant.Tenant) error {
 	return nil
 }
 
-// effective returns t as it is limited at now: merged with its plan and its overrides
-// active at now (tenant.Tenant.Effective).
-func (h *Handler) effective(ctx context.Context, t tenant.Tenant, now int64) (tenant.Tenant, error) {
+// effective returns t as the requests of a key with the own rules keyRules (nil for
+// none) are limited at now: merged with its plan, those rules and its overrides active
+// at now (tenant.Tenant.EffectiveFor).
+func (h *Handler) effective(ctx context.Context, t tenant.Tenant, keyRules []limiter.Rule, now int64) (tenant.Tenant, error) {
 	if t.Plan == "" {
-		return t.Effective(nil, now), nil
+		return t.EffectiveFor(nil, keyRules, now), nil
 	}
 	p, err := h.loadPlan(ctx, t.Plan)
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	return t.Effective(&p, now), nil
+	return t.EffectiveFor(&p, keyRules, now), nil
 }
