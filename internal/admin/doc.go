@@ -27,8 +27,11 @@
 // A plan holds rules and routes, decoded by tenant.DecodePlan and checked as a
 // tenant's (the counter store's RuleChecker included), under a version that is its
 // ETag, with the tenants' If-Match rules. A tenant names its plan in "plan": a tenant
-// write checks that the plan exists and that its rules merge with the tenant's
-// (tenant.Tenant.CheckPlan), 422 naming plan otherwise, and the store checks again
+// write checks that the plan exists and that its rules merge with the tenant's, with
+// its overrides' (every one, ended ones included) and with the own rules of each of its
+// keys (tenant.Tenant.CheckMerge), 422 naming the field otherwise; a key issued with
+// rules of its own is checked likewise against its tenant (422 naming rules). The
+// store checks again
 // in the write itself, so a plan deleted meanwhile is refused there. DELETE of a plan
 // that a tenant names is 409 plan-in-use, naming one such tenant (the store's check,
 // made in the delete). A plan's new rules are not checked against each tenant on it;
