@@ -20,6 +20,7 @@ func rulesJSON(prefix string, n, limit int) string {
 	return strings.Join(out, ", ")
 }
 
+// mustDecode decodes a tenant, failing t if it is not valid.
 func mustDecode(t *testing.T, doc string) tenant.Tenant {
 	t.Helper()
 	tn, err := tenant.Decode([]byte(doc))
@@ -29,6 +30,7 @@ func mustDecode(t *testing.T, doc string) tenant.Tenant {
 	return tn
 }
 
+// mustRules decodes a key's own rules, a rule list's members.
 func mustRules(t *testing.T, list string) []limiter.Rule {
 	t.Helper()
 	tn := mustDecode(t, `{"id": "k", "rules": [`+list+`]}`)
@@ -36,6 +38,30 @@ func mustRules(t *testing.T, list string) []limiter.Rule {
 		tn.Rules[i].Scope = limiter.ScopeKey
 	}
 	return tn.Rules
+}
+
+// checkMerge decodes doc and keyRules (a rule list's members, "" for none) and returns
+// what CheckMerge says of them under p.
+func checkMerge(t *testing.T, doc, keyRules string, p *tenant.Plan, check func(limiter.Rule) error) error {
+	t.Helper()
+	var rules []limiter.Rule
+	if keyRules != "" {
+		rules = mustRules(t, keyRules)
+	}
+	return mustDecode(t, doc).CheckMerge(p, rules, check)
+}
+
+// wantField fails t unless err is nil when field is "", or else a *limiter.FieldError
+// on field that ok accepts.
+func wantField(t *testing.T, err error, field string, ok func(*limiter.FieldError) bool) {
+	t.Helper()
+	var fe *limiter.FieldError
+	switch {
+	case field == "" && err != nil:
+		t.Errorf("CheckMerge: %v, want nil", err)
+	case field != "" && (!errors.As(err, &fe) || fe.Field != field || !ok(fe)):
+		t.Errorf("CheckMerge: %v, want a FieldError on %s", err, field)
+	}
 }
 
 // CheckMerge compiles the merge a request can meet: a tenant valid on its own whose
@@ -57,19 +83,8 @@ func TestCheckMergeCountsTheMergedRules(t *testing.T) {
 		{"the plan and a key make nine", `{"id": "a", "plan": "pro", "rules": [` + rulesJSON("r", 6, 100) + `]}`, ninth, "rules"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tn := mustDecode(t, tt.tenant)
-			var keyRules []limiter.Rule
-			if tt.keyRules != "" {
-				keyRules = mustRules(t, tt.keyRules)
-			}
-			err := tn.CheckMerge(plan, keyRules, nil)
-			var fe *limiter.FieldError
-			switch {
-			case tt.want == "" && err != nil:
-				t.Errorf("CheckMerge: %v, want nil", err)
-			case tt.want != "" && (!errors.As(err, &fe) || fe.Field != tt.want || fe.Value != "9"):
-				t.Errorf("CheckMerge: %v, want a FieldError on %s of value 9", err, tt.want)
-			}
+			wantField(t, checkMerge(t, tt.tenant, tt.keyRules, plan, nil), tt.want,
+				func(fe *limiter.FieldError) bool { return fe.Value == "9" })
 		})
 	}
 }
@@ -99,18 +114,44 @@ func TestCheckMergeChecksEverySource(t *testing.T) {
 		{"nothing refused", `{"id": "a", "rules": [` + small + `]}`, small, nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var keyRules []limiter.Rule
-			if tt.keyRules != "" {
-				keyRules = mustRules(t, tt.keyRules)
-			}
-			err := mustDecode(t, tt.tenant).CheckMerge(tt.plan, keyRules, refuse)
-			var fe *limiter.FieldError
-			switch {
-			case tt.want == "" && err != nil:
-				t.Errorf("CheckMerge: %v, want nil", err)
-			case tt.want != "" && (!errors.As(err, &fe) || fe.Field != tt.want):
-				t.Errorf("CheckMerge: %v, want a FieldError on %s", err, tt.want)
-			}
+			wantField(t, checkMerge(t, tt.tenant, tt.keyRules, tt.plan, refuse), tt.want,
+				func(*limiter.FieldError) bool { return true })
+		})
+	}
+}
+
+// CheckMerge refuses a route whose cost exceeds a tenant-wide rule its requests can
+// meet, whichever source the rule comes from, naming the route's cost (or plan, for
+// a route of the plan's alone) and, in the reason, the rule and its source.
+func TestCheckMergeChecksRouteCosts(t *testing.T) {
+	chat := `"routes": [{"method": "POST", "resource": "/chat", "cost": 5, "rules": [{"name": "chat", "algorithm": "fixed_window", "limit": 50, "period": "1m"}]}]`
+	tpm := func(limit int, scope string) string {
+		return fmt.Sprintf(`{"name": "tpm", "algorithm": "fixed_window", "limit": %d, "period": "1m", "scope": "%s"}`, limit, scope)
+	}
+	small := &tenant.Plan{ID: "small", Rules: mustDecode(t, `{"id": "small", "rules": [`+tpm(3, "tenant")+`]}`).Rules}
+	chatPlan := mustDecode(t, `{"id": "chat", "rules": [`+tpm(100, "tenant")+`], `+chat+`}`)
+	withRoute := &tenant.Plan{ID: "chat", Rules: chatPlan.Rules, Routes: chatPlan.Routes}
+	override := func(limit int) string {
+		return `, "overrides": [{"until": "2027-01-01T00:00:00Z", "rules": [` + tpm(limit, "tenant") + `]}]`
+	}
+	for _, tt := range []struct {
+		name, tenant, keyRules string
+		plan                   *tenant.Plan
+		field, source          string // the error's field, and the source its reason names; "" for none
+	}{
+		{"the plan's rule", `{"id": "a", "plan": "small", ` + chat + `}`, "", small, "routes[0].cost", `of plan "small"`},
+		{"the tenant's rule over the plan's", `{"id": "a", "plan": "small", "rules": [` + tpm(10, "tenant") + `], ` + chat + `}`, "", small, "", ""},
+		{"a key's own rule", `{"id": "a", "rules": [` + tpm(100, "key") + `], ` + chat + `}`, tpm(3, "key"), nil, "routes[0].cost", "of the key's own rules"},
+		{"a key's rule named as a shared rule is left out", `{"id": "a", "rules": [` + tpm(100, "tenant") + `], ` + chat + `}`, tpm(3, "key"), nil, "", ""},
+		{"an override's rule", `{"id": "a", "rules": [` + tpm(100, "tenant") + `], ` + chat + override(3) + `}`, "", nil, "routes[0].cost", "of overrides[0]"},
+		{"an override that fits", `{"id": "a", "rules": [` + tpm(100, "tenant") + `], ` + chat + override(5) + `}`, "", nil, "", ""},
+		{"the plan's route", `{"id": "a", "plan": "chat"` + override(3) + `}`, "", withRoute, "plan", "of overrides[0]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wantField(t, checkMerge(t, tt.tenant, tt.keyRules, tt.plan, nil), tt.field,
+				func(fe *limiter.FieldError) bool {
+					return strings.Contains(fe.Reason, `rule "tpm" `+tt.source+" holds 3")
+				})
 		})
 	}
 }
