@@ -73,3 +73,34 @@ func TestDefaultRulesTheBackendCannotHonour(t *testing.T) {
 		t.Fatalf("admin.New with a sliding_log of 5000 on DynamoDB: %v, want an error naming rules[0] and its limit", err)
 	}
 }
+
+// TestOverrideTheBackendCannotHonourIsRefused: "On DynamoDB a sliding_log limit is at
+// most 1,000: a larger one is refused when it is written, by the admin API (422
+// naming the field ...) rather than failing every decision" (docs/reference.md,
+// "Rules"). TestRulesTheBackendCannotHonourAreRefused covers a tenant's rules, its
+// routes' and a plan's; an override's rules are tenant-wide rules too, active until
+// their until.
+func TestOverrideTheBackendCannotHonourIsRefused(t *testing.T) {
+	const (
+		log5000 = `{"name": "strict", "algorithm": "sliding_log", "limit": 5000, "period": "1m"}`
+		ok      = `{"name": "strict", "algorithm": "fixed_window", "limit": 10, "period": "1s"}`
+	)
+	e := newEnv(t, stores{memory.NewTenants(), dynamoDBCounters()})
+	e.create("small", `{"rules": [`+ok+`]}`)
+	override := `"overrides": [{"until": "2027-01-01T00:00:00Z", "rules": [` + log5000 + `]}]`
+	for _, tt := range []struct {
+		name, method, path, body string
+		headers                  []string
+	}{
+		{"create", "PUT", "/tenants/big", `{"rules": [` + ok + `], ` + override + `}`, nil},
+		{"patch", "PATCH", "/tenants/small", `{` + override + `}`, []string{"Content-Type", patchType, "If-Match", `"1"`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := e.snapshot()
+			e.do(tt.method, tt.path, tt.body, tt.headers...).problem(t, http.StatusUnprocessableEntity, "invalid-field", "overrides[0].rules[0].limit")
+			if after := e.snapshot(); after != before {
+				t.Errorf("a refused %s wrote:\nbefore %s\nafter  %s", tt.name, before, after)
+			}
+		})
+	}
+}

@@ -18,8 +18,8 @@ import (
 var serverManaged = []string{"version", "generation", "zone_changes"}
 
 // decodePut decodes a PUT body: a tenant whose id, when given, is the path's. An
-// absent id is the path's, absent rules are the default rules (when configured);
-// version, generation and zone_changes are accepted (so that a GET body can be sent
+// absent id is the path's, absent rules are the default rules (when configured) unless
+// the tenant names a plan, whose rules it gets; version, generation and zone_changes are accepted (so that a GET body can be sent
 // back) and ignored: the server manages them.
 func (h *Handler) decodePut(body []byte, id string) (tenant.Tenant, error) {
 	fields, err := objectFields(body, id, "tenant")
@@ -30,7 +30,7 @@ func (h *Handler) decodePut(body []byte, id string) (tenant.Tenant, error) {
 		for _, name := range serverManaged {
 			delete(fields, name)
 		}
-		if raw, ok := fields["rules"]; (!ok || string(raw) == "null") && h.defaultRules != nil {
+		if raw, ok := fields["rules"]; (!ok || string(raw) == "null") && h.defaultRules != nil && !namesPlan(fields["plan"]) {
 			fields["rules"], _ = json.Marshal(h.defaultRules)
 		}
 		body, _ = json.Marshal(fields) // re-encoding decoded JSON cannot fail
@@ -116,9 +116,16 @@ func decodeValue(data []byte) (any, error) {
 	return v, nil
 }
 
+// namesPlan reports whether raw, a tenant's "plan" member, names a plan: such a tenant
+// without rules of its own gets its plan's, not the default rules.
+func namesPlan(raw json.RawMessage) bool {
+	var plan string
+	return json.Unmarshal(raw, &plan) == nil && plan != ""
+}
+
 // applyPatch merges patch into the tenant's JSON (RFC 7396) and decodes the result
 // strictly, as a PUT body would be (a patch that removes the rules gets the default
-// rules, when configured).
+// rules, when configured, unless the tenant names a plan).
 func (h *Handler) applyPatch(old tenant.Tenant, patch map[string]any) (tenant.Tenant, error) {
 	stored, err := json.Marshal(old)
 	if err != nil {
@@ -133,7 +140,9 @@ func (h *Handler) applyPatch(old tenant.Tenant, patch map[string]any) (tenant.Te
 		delete(doc, name)
 	}
 	if _, ok := doc["rules"]; !ok && h.defaultRules != nil {
-		doc["rules"] = h.defaultRules
+		if plan, _ := doc["plan"].(string); plan == "" {
+			doc["rules"] = h.defaultRules
+		}
 	}
 	merged, err := json.Marshal(doc)
 	if err != nil {

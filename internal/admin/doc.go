@@ -27,8 +27,11 @@
 // A plan holds rules and routes, decoded by tenant.DecodePlan and checked as a
 // tenant's (the counter store's RuleChecker included), under a version that is its
 // ETag, with the tenants' If-Match rules. A tenant names its plan in "plan": a tenant
-// write checks that the plan exists and that its rules merge with the tenant's
-// (tenant.Tenant.CheckPlan), 422 naming plan otherwise, and the store checks again
+// write checks that the plan exists and that its rules merge with the tenant's, with
+// its overrides' (every one, ended ones included) and with the own rules of each of its
+// keys (tenant.Tenant.CheckMerge), 422 naming the field otherwise; a key issued with
+// rules of its own is checked likewise against its tenant (422 naming rules). The
+// store checks again
 // in the write itself, so a plan deleted meanwhile is refused there. DELETE of a plan
 // that a tenant names is 409 plan-in-use, naming one such tenant (the store's check,
 // made in the delete). A plan's new rules are not checked against each tenant on it;
@@ -47,7 +50,8 @@
 // given, must be the path's; version, generation and zone_changes in a body are
 // ignored (the server manages them), so a GET body can be edited and sent back. A
 // tenant written without rules (a PUT body without them, a patch that removes them)
-// gets Config.DefaultRules (EDGELIMIT_DEFAULT_RULES) when there are some. A change of
+// gets Config.DefaultRules (EDGELIMIT_DEFAULT_RULES) when there are some, unless it
+// names a plan: it then has no rules of its own and gets its plan's. A change of
 // time zone is recorded in the tenant's zone history (tenant.ApplyUpdate) and takes
 // effect at the first window boundary of the new zone at or after the end of the
 // current window: usage says when, per calendar unit.
@@ -80,7 +84,8 @@
 //
 // Counters are per identity: usage takes key_id (a key of the tenant, revoked or not)
 // and reports the tenant-wide rules and every route's rules under the counter keys the
-// authorizer uses (tenant.Sets.Checks), read with the counter store's Peek, which
+// authorizer uses (tenant.Sets.Checks), with that key's own rules in place of the
+// key-scope rules they replace (tenant.Tenant.EffectiveFor), read with the counter store's Peek, which
 // consumes nothing. ip instead reports what an anonymous client has used: the
 // tenant-wide rules and the anonymous routes, with the address limited as the gate
 // limits it (IPv4, or the IPv6 /64). For each rule: capacity, used (capacity minus

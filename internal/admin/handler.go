@@ -33,8 +33,9 @@ type Config struct {
 	// NewKey makes API keys; nil means apikey.New. Tests inject known keys.
 	NewKey func() apikey.Key
 	// DefaultRules are the rules of a tenant written without any (EDGELIMIT_DEFAULT_RULES):
-	// a PUT body without "rules", or a patch that removes them. nil means none: such a
-	// tenant is invalid.
+	// a PUT body without "rules", or a patch that removes them. A tenant that names a
+	// plan gets none of them: its rules are its plan's. nil means none: a tenant
+	// without rules or a plan is invalid.
 	DefaultRules []limiter.Rule
 	// Logger receives one record per failed store call (5xx answers); nil means
 	// slog.Default(). API keys and request bodies are never logged.

@@ -56,6 +56,9 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) er
 	if !tenant.ValidID(p.id) {
 		return tenantNotFound(p.id)
 	}
+	if err := h.checkKeyRules(r.Context(), p.id, rules); err != nil {
+		return err
+	}
 	for range maxAttempts {
 		k := h.newKey()
 		rec := apikey.NewRecord(k, p.id, h.now())

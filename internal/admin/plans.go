@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -189,38 +190,35 @@ func (h *Handler) auditPlan(ctx context.Context, op string, old, next tenant.Pla
 	h.auditWrite(ctx, op, slog.String("plan", cmp.Or(next.ID, old.ID)), old.Version, next.Version, old, next)
 }
 
-// checkPlan checks, before t is written, that the plan it names exists and that its
-// rules merge with t's (tenant.Tenant.CheckPlan): 422 naming the field otherwise. The
-// store checks again that the plan exists, in the write itself.
-func (h *Handler) checkPlan(ctx context.Context, t tenant.Tenant) error {
+// planOf reads the plan t names (nil when it names none): 422 naming plan when there
+// is no such plan. The store checks again that the plan exists, in the write itself.
+func (h *Handler) planOf(ctx context.Context, t tenant.Tenant) (*tenant.Plan, error) {
 	if t.Plan == "" {
-		return nil
+		return nil, nil
 	}
 	if h.plans == nil {
-		return fieldError("plan", strconv.Quote(t.Plan), "this tenant store keeps no plans")
+		return nil, fieldError("plan", strconv.Quote(t.Plan), "this tenant store keeps no plans")
 	}
 	p, err := h.plans.GetPlan(ctx, t.Plan)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return validationError(tenant.UnknownPlan(t.Plan))
+		return nil, validationError(tenant.UnknownPlan(t.Plan))
 	case err != nil:
-		return storeError(err)
+		return nil, storeError(err)
 	}
-	if err := t.CheckPlan(&p); err != nil {
-		return validationError(err)
-	}
-	return nil
+	return &p, nil
 }
 
-// effective returns t as it is limited at now: merged with its plan and its overrides
-// active at now (tenant.Tenant.Effective).
-func (h *Handler) effective(ctx context.Context, t tenant.Tenant, now int64) (tenant.Tenant, error) {
+// effective returns t as the requests of a key with the own rules keyRules (nil for
+// none) are limited at now: merged with its plan, those rules and its overrides active
+// at now (tenant.Tenant.EffectiveFor).
+func (h *Handler) effective(ctx context.Context, t tenant.Tenant, keyRules []limiter.Rule, now int64) (tenant.Tenant, error) {
 	if t.Plan == "" {
-		return t.Effective(nil, now), nil
+		return t.EffectiveFor(nil, keyRules, now), nil
 	}
 	p, err := h.loadPlan(ctx, t.Plan)
 	if err != nil {
 		return tenant.Tenant{}, err
 	}
-	return t.Effective(&p, now), nil
+	return t.EffectiveFor(&p, keyRules, now), nil
 }

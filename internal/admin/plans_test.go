@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/edgelimit/edgelimit/internal/admin"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
@@ -222,4 +224,32 @@ func TestKeyWithRulesOfItsOwn(t *testing.T) {
 			t.Errorf("a refused key was written")
 		}
 	})
+}
+
+// TestTenantOnAPlanGetsNoDefaultRules: "A tenant on a plan may have no rules of
+// its own (they read back as null)" (docs/reference.md, "Tenants and API keys"), and
+// the README's example creates one with {"plan": "pro"}. Under the stack's default
+// DefaultRules (template.yaml: a token bucket "burst" of 10/s, burst 20), such a
+// tenant must still be limited by its plan alone, after a patch too.
+func TestTenantOnAPlanGetsNoDefaultRules(t *testing.T) {
+	e := newEnv(t, backendsUnderTest[0].open(t))
+	rule, err := limiter.ParseRule([]byte(`{"name": "burst", "algorithm": "token_bucket", "limit": 10, "period": "1s", "burst": 20}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.h, err = admin.New(admin.Config{Tenants: e.st.tenants, Counters: e.st.counters, Now: e.clock.Now, DefaultRules: []limiter.Rule{rule}}); err != nil {
+		t.Fatal(err)
+	}
+	e.do("PUT", "/plans/pro", `{"rules": [{"name": "burst", "algorithm": "token_bucket", "limit": 1000, "period": "1s"}]}`).want(t, 201)
+	if tn := e.create("beta", `{"plan": "pro"}`); tn.Rules != nil {
+		t.Errorf("a tenant created on a plan, without rules, reads back rules %+v; want null", tn.Rules)
+	}
+	if tn := e.do("PATCH", "/tenants/beta", `{"rules": null, "metadata": {"tier": "beta"}}`, "Content-Type", patchType, "If-Match", `"1"`).
+		want(t, 200).tenant(t); tn.Rules != nil {
+		t.Errorf("the tenant on a plan, patched to remove its rules, reads back rules %+v; want null", tn.Rules)
+	}
+	raw, _ := e.issueKey("beta")
+	if res := e.check(e.gate(-1, ""), raw, "GET", "/x"); res.Decision.Limit != 1000 {
+		t.Errorf("the tenant on plan pro is limited by %q of capacity %d, want the plan's 1000", res.Rule, res.Decision.Limit)
+	}
 }

@@ -53,7 +53,7 @@ func (h *Handler) putTenant(w http.ResponseWriter, r *http.Request, p params) er
 }
 
 func (h *Handler) create(w http.ResponseWriter, ctx context.Context, t tenant.Tenant) error {
-	if err := h.checkPlan(ctx, t); err != nil {
+	if err := h.checkMerge(ctx, t, nil); err != nil {
 		return err
 	}
 	stored, err := h.tenants.Create(ctx, tenant.ApplyCreate(t))
@@ -83,7 +83,11 @@ func (h *Handler) update(w http.ResponseWriter, ctx context.Context, m ifMatch, 
 		writeTenant(w, http.StatusOK, old)
 		return nil
 	}
-	if err := h.checkPlan(ctx, next); err != nil {
+	keys, err := h.tenants.ListKeys(ctx, old.ID)
+	if err != nil {
+		return storeError(err)
+	}
+	if err := h.checkMerge(ctx, next, keys); err != nil {
 		return err
 	}
 	stored, err := h.tenants.Replace(ctx, next, old.Version)

@@ -50,13 +50,14 @@ type pendingZone struct {
 // identity is whom usage reports on: a key, a client address, both or neither.
 type identity struct {
 	keyID, ip string
+	keyRules  []limiter.Rule // the key's own rules (apikey.Record.Rules), if it has any
 }
 
 // usage answers GET /tenants/{id}/usage[?key_id=][&ip=]: what each rule has counted,
 // read with the counter store's Peek (nothing is consumed), for the rules the tenant
-// is limited by now (its plan's, its own and its active overrides': Effective). Tenant-scope rules are
-// always reported; key-scope rules for key_id (or, for a request without a key, ip);
-// ip-scope rules for ip.
+// is limited by now (its plan's, its own, key_id's own and its active overrides':
+// EffectiveFor). Tenant-scope rules are always reported; key-scope rules for key_id
+// (or, for a request without a key, ip); ip-scope rules for ip.
 func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error {
 	t, err := h.loadTenant(r.Context(), p.id)
 	if err != nil {
@@ -67,7 +68,7 @@ func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error 
 		return err
 	}
 	now := h.now()
-	if t, err = h.effective(r.Context(), t, now); err != nil {
+	if t, err = h.effective(r.Context(), t, who.keyRules, now); err != nil {
 		return err
 	}
 	sets, err := t.Sets()
@@ -91,8 +92,8 @@ func (h *Handler) usage(w http.ResponseWriter, r *http.Request, p params) error 
 	return nil
 }
 
-// usageIdentity reads key_id (a key of the tenant, revoked or not) and ip, both
-// optional.
+// usageIdentity reads key_id (a key of the tenant, revoked or not, with its own rules)
+// and ip, both optional.
 func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[string]string) (identity, error) {
 	who := identity{keyID: q["key_id"]}
 	if ip := q["ip"]; ip != "" {
@@ -108,9 +109,11 @@ func (h *Handler) usageIdentity(ctx context.Context, tenantID string, q map[stri
 	if !apikey.ValidKeyID(who.keyID) {
 		return identity{}, paramError("key_id", who.keyID, "must be a key id: 8 lowercase letters or digits, as GET /tenants/{id}/keys lists them")
 	}
-	if _, err := h.findKey(ctx, tenantID, who.keyID); err != nil {
+	rec, err := h.findKey(ctx, tenantID, who.keyID)
+	if err != nil {
 		return identity{}, err
 	}
+	who.keyRules = rec.Rules
 	return who, nil
 }
 

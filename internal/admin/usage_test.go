@@ -96,3 +96,40 @@ func TestUsageOfRevokedKey(t *testing.T) {
 		t.Errorf("usage %+v", u.Rules[0])
 	}
 }
+
+// TestUsageOfAKeyWithItsOwnRules: a key issued with rules of its own is limited
+// by them (docs/design.md, "Tenants, keys and the admin API": "each replacing the
+// key-scope rule of its name ... for that key's counters only"), and
+// GET /tenants/{id}/usage?key_id= "peeks at every rule's counters" of that key. The
+// usage read must report the rules the key is limited by: here its own per-key
+// bucket of 2 (not the tenant's of 10), used up by the 2 requests the gate allowed.
+func TestUsageOfAKeyWithItsOwnRules(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, e *env) {
+		e.create("vip", `{"rules": [{"name": "daily", "algorithm": "fixed_window", "limit": 100, "period": "day"},
+			{"name": "per-key", "algorithm": "token_bucket", "limit": 10, "period": "1m", "scope": "key"}]}`)
+		var k struct {
+			Key   string `json:"key"`
+			KeyID string `json:"key_id"`
+		}
+		e.do("POST", "/tenants/vip/keys", `{"rules": [{"name": "per-key", "algorithm": "token_bucket", "limit": 2, "period": "1m"}]}`).
+			want(t, 201).json(t, &k)
+		g := e.gate(-1, "")
+		for i := range 2 {
+			if res := e.check(g, k.Key, "GET", "/x"); res.Status != gate.Allowed {
+				t.Fatalf("request %d: %+v", i+1, res)
+			}
+		}
+		if res := e.check(g, k.Key, "GET", "/x"); res.Status != gate.Denied || res.Rule != "per-key" || res.Decision.Limit != 2 {
+			t.Fatalf("the third request, over the key's own bucket of 2: %+v", res)
+		}
+		u := e.usage("vip", k.KeyID)
+		pk := u.Rules[u.rule(t, "", "per-key")]
+		if pk.Rule.Limit != 2 || pk.Capacity != 2 || pk.Used != 2 || pk.Remaining != 0 {
+			t.Errorf("usage of the key's own per-key rule: limit %d, capacity %d, used %d, remaining %d; want 2, 2, 2, 0 (the gate denies its next request)",
+				pk.Rule.Limit, pk.Capacity, pk.Used, pk.Remaining)
+		}
+		if res := e.check(g, k.Key, "GET", "/x"); res.Status != gate.Denied {
+			t.Errorf("after the usage read, the key's request is %v, want denied: the read changed its counter", res.Status)
+		}
+	})
+}

@@ -48,19 +48,7 @@ func newFixture(t *testing.T, tenantJSON string, maxDelay time.Duration) *fixtur
 // newFixtureOn is newFixture over the counter store given.
 func newFixtureOn(t *testing.T, tenantJSON string, maxDelay time.Duration, counters store.Counters) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	tenants := memory.NewTenants()
-	tn, err := tenant.Decode([]byte(tenantJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tenants.Create(ctx, tn); err != nil {
-		t.Fatal(err)
-	}
-	key, rec := apikey.Generate("acme", t0)
-	if err := tenants.PutKey(ctx, rec); err != nil {
-		t.Fatal(err)
-	}
+	tenants, key := seedTenant(t, tenantJSON)
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: counters, Now: func() int64 { return t0 }})
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +62,26 @@ func newFixtureOn(t *testing.T, tenantJSON string, maxDelay time.Duration, count
 		t.Fatal(err)
 	}
 	return f
+}
+
+// seedTenant stores the tenant of tenantJSON (its id is acme) and a key of acme in new
+// memory tenants.
+func seedTenant(t *testing.T, tenantJSON string) (*memory.Tenants, apikey.Key) {
+	t.Helper()
+	ctx := context.Background()
+	tenants := memory.NewTenants()
+	tn, err := tenant.Decode([]byte(tenantJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tenants.Create(ctx, tn); err != nil {
+		t.Fatal(err)
+	}
+	key, rec := apikey.Generate("acme", t0)
+	if err := tenants.PutKey(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	return tenants, key
 }
 
 // response is what each wrapper's test reads back, whatever the event type.

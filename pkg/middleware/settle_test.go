@@ -12,11 +12,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/middleware"
 	"github.com/edgelimit/edgelimit/pkg/store/memory"
-	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
 // llm counts tokens per day; each POST /chat reserves 1000.
@@ -34,18 +32,7 @@ type settleFixture struct {
 
 func newSettleFixture(t *testing.T) *settleFixture {
 	t.Helper()
-	tenants := memory.NewTenants()
-	tn, err := tenant.Decode([]byte(llm))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tenants.Create(context.Background(), tn); err != nil {
-		t.Fatal(err)
-	}
-	key, rec := apikey.Generate("acme", t0)
-	if err := tenants.PutKey(context.Background(), rec); err != nil {
-		t.Fatal(err)
-	}
+	tenants, key := seedTenant(t, llm)
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: memory.NewCounters(memory.CountersConfig{}), Now: func() int64 { return t0 },
 		ReservationSecret: bytes.Repeat([]byte("m"), gate.MinSecretBytes)})
 	if err != nil {

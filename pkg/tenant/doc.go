@@ -37,7 +37,8 @@
 // ({"rules": [...], "until": "<RFC 3339>"}) that end by themselves. Tenant.Effective
 // merges them for a decision at an instant: the plan's, then the tenant's own, then the
 // overrides still active, a later rule replacing an earlier one of the same name;
-// compile its result with Sets. CheckPlan is the write-time check of the merge.
+// compile its result with Sets. CheckMerge is the write-time check of the merge, a
+// key's own rules included: its rule count, its routes' costs, the store's limits.
 //
 // Time zones: the tenant's zone governs all its calendar rules. A change of zone takes
 // effect at the first window boundary of the new zone at or after the end of the

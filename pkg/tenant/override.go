@@ -12,7 +12,7 @@ import (
 const MaxOverrides = 16
 
 // EverActive is the instant at which Effective applies every override of a tenant:
-// the largest rule list it can compile, which CheckPlan checks.
+// the largest rule list it can compile, which CheckMerge checks.
 const EverActive = math.MinInt64
 
 // Override is a temporary change of a tenant's rules: its rules replace the tenant's

@@ -76,18 +76,10 @@ func UnknownPlan(id string) error {
 	return &limiter.FieldError{Field: "plan", Value: strconv.Quote(id), Reason: "names no plan: create the plan first"}
 }
 
-// CheckPlan reports whether t can be limited under p (nil when t names no plan):
-// whether the merge of Effective, with every override active, compiles. It is the
-// write-time check of a tenant against its plan (a plan's own writes are not checked
-// against each tenant on it); the error is a *limiter.FieldError, whose path is the
-// merged list's ("rules[9]").
-func (t Tenant) CheckPlan(p *Plan) error {
-	if t.Plan != "" && (p == nil || p.ID != t.Plan) {
-		return UnknownPlan(t.Plan)
-	}
-	_, err := t.Effective(p, EverActive).Sets()
-	return err
-}
+// CheckPlan reports whether t can be limited under p (nil when t names no plan): it
+// is CheckMerge for the keys without rules of their own, without a counter store's
+// check.
+func (t Tenant) CheckPlan(p *Plan) error { return t.CheckMerge(p, nil, nil) }
 
 // planJSON mirrors Plan for strict decoding, as tenantJSON does Tenant.
 type planJSON struct {

@@ -18,7 +18,7 @@ import (
 // as a *limiter.FieldError whose Field is a path such as "routes[1].rules[0].limit".
 // Fields left empty that have defaults (timezone, fail_mode, status, rule names) are
 // valid: Normalized fills them in. A tenant that names a plan may have no rules; that
-// the plan exists, and that its rules merge with the tenant's, is CheckPlan's check.
+// the plan exists, and that its rules merge with the tenant's, is CheckMerge's check.
 func (t Tenant) Validate() error {
 	checks := []func() error{
 		t.validateID, t.validateRules, t.validateTimezone, t.validateModes,

@@ -1,0 +1,156 @@
+package gate_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/edgelimit/edgelimit/pkg/apikey"
+	"github.com/edgelimit/edgelimit/pkg/gate"
+	"github.com/edgelimit/edgelimit/pkg/limiter"
+	"github.com/edgelimit/edgelimit/pkg/tenant"
+)
+
+// TestProbeZoneChangeBeforeMidnightReachesAKeysOwnDailyRule is
+// TestZoneChangeBeforeMidnightReachesTheCache for a daily quota that a key holds as a
+// rule of its own, under a tenant whose rules have no calendar window. The promise
+// (docs/contracts.md, "The authorizer and the gate": "a cached tenant is also
+// reloaded at the end of its current calendar windows, so a zone change made just
+// before a local midnight cannot let the old zone open a new day") holds for the
+// tenant's rules only: the key's day opens at UTC midnight from the cached tenant, a
+// second quota. Found by the red-team review.
+func TestProbeZoneChangeBeforeMidnightReachesAKeysOwnDailyRule(t *testing.T) {
+	f := newFixture(t, func(c *gate.Config) { c.ConfigTTL = time.Minute })
+	ctx := context.Background()
+	created := f.createTenant(t, `{"id": "tzkey", "timezone": "UTC", "rules": [
+		{"name": "burst", "algorithm": "token_bucket", "limit": 100, "period": "1s"}]}`)
+	k, rec := apikey.Generate("tzkey", t0)
+	if err := json.Unmarshal([]byte(`[{"name": "daily", "algorithm": "fixed_window", "limit": 1, "period": "day", "scope": "key"}]`), &rec.Rules); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.tenants.PutKey(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	req := gate.Request{Method: "GET", Resource: "/x", APIKey: k.Reveal()}
+	if res := spendThenMoveToNewYork(t, f, created, req); res.Status != gate.Denied {
+		t.Fatalf("after midnight UTC, within the cache time: %v (rule %q); want denied by the key's daily until New York's midnight", res.Status, res.Rule)
+	}
+}
+
+// TestProbePlanChangeBelowARouteCost: a plan's change is not checked against the
+// tenants on it, and "a merge that no longer compiles ... meets the tenant's fail mode
+// at the authorizer" (docs/design.md, "Tenants, keys and the admin API"). A plan
+// lowered below the cost of a tenant's route is such a merge: the requests of that
+// route must get the tenant's fail mode (here closed: denied, FailedClosed), as a
+// decision with a log line and metrics. Found by the red-team review: Check returns a
+// *limiter.CostError, so the authorizer's invocation fails (API Gateway answers 500)
+// and edgelimit dev answers 500, with no decision logged, for every request of the
+// route.
+func TestProbePlanChangeBelowARouteCost(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	plan, err := f.tenants.CreatePlan(ctx, tenant.Plan{ID: "tokens", Rules: []limiter.Rule{{Name: "tpm", Algorithm: limiter.FixedWindow, Limit: 100, Period: limiter.Every(time.Minute)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.createTenant(t, `{"id": "chatco", "plan": "tokens",
+		"routes": [{"method": "POST", "resource": "/chat", "cost": 5, "rules": [{"name": "chat", "algorithm": "fixed_window", "limit": 50, "period": "1m"}]}]}`)
+	key, _ := f.addKey(t, "chatco")
+	req := gate.Request{APIKey: key, Method: "POST", Resource: "/chat"}
+	if res := f.check(t, req); res.Status != gate.Allowed {
+		t.Fatalf("before the plan's change: %v (%s)", res.Status, res.Reason)
+	}
+	plan.Rules[0].Limit = 3
+	if _, err := f.tenants.ReplacePlan(ctx, plan, plan.Version); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.add(gate.DefaultConfigTTL.Microseconds())
+	res, err := f.g.Check(ctx, req)
+	if err != nil || res.Status != gate.Denied || !res.FailedClosed {
+		t.Errorf("after the plan's tpm fell to 3 under the route's cost of 5: %v, FailedClosed %v, error %v; want the fail mode's denial and no error",
+			res.Status, res.FailedClosed, err)
+	}
+}
+
+// TestProbeSettleOfADeletedTenantsReservation: a tenant deleted and created again
+// (version 1 and generation 0 again, a new creation id) starts afresh
+// (TestRecreatedTenantStartsAfresh), and a settle of "a reservation of a tenant changed
+// since" changes nothing (docs/reference.md, "Reservations"). A reservation the first
+// tenant gave must not settle into the second one's counters: here it frees the slot
+// of the new tenant's one request in flight, and a second request is admitted against
+// a concurrency limit of 1. Found by the red-team review: the reservation's rules
+// identity (rulesID: version, plan, overrides) does not include the creation id.
+func TestProbeSettleOfADeletedTenantsReservation(t *testing.T) {
+	for _, b := range counterBackends {
+		t.Run(b.name, func(t *testing.T) {
+			counters := b.open(t)
+			f := newFixture(t, func(c *gate.Config) { withSecret(c); c.ConfigTTL = -1; c.Counters = counters })
+			checkSettleOfADeletedTenantsReservation(t, f)
+		})
+	}
+}
+
+func checkSettleOfADeletedTenantsReservation(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	agent := `{"id": "agent", "rules": [{"name": "inflight", "algorithm": "concurrency", "limit": 1, "lease": "60s"}]}`
+	f.createTenant(t, agent)
+	old, _ := f.addKey(t, "agent")
+	first := f.check(t, gate.Request{APIKey: old, Method: "POST", Resource: "/run"})
+	if first.Status != gate.Allowed || first.Reservation.ID == "" {
+		t.Fatalf("the first tenant's request: %v, reservation %q", first.Status, first.Reservation.ID)
+	}
+	if err := f.tenants.Delete(ctx, "agent", 1); err != nil {
+		t.Fatal(err)
+	}
+	f.createTenant(t, agent)
+	key, _ := f.addKey(t, "agent")
+	f.clock.add(sec)
+	req := gate.Request{APIKey: key, Method: "POST", Resource: "/run"}
+	if res := f.check(t, req); res.Status != gate.Allowed {
+		t.Fatalf("the tenant created again: its first request %v (%s)", res.Status, res.Reason)
+	}
+	if r := settle(t, f.g, first.Reservation.ID, 1); r.Status == gate.SettleSettled {
+		t.Errorf("the deleted tenant's reservation settled into the new tenant's counters")
+	}
+	if res := f.check(t, req); res.Status != gate.Denied {
+		t.Errorf("a second request in flight against a concurrency limit of 1: %v, want denied", res.Status)
+	}
+}
+
+// TestProbeRetryAfterOfALargerCostFromTheDenialCache: a denial's RetryAfter is "how
+// long until a request of the same cost would first be allowed" (pkg/limiter,
+// Decision.RetryAfter), so a client that retries at Retry-After, with no other
+// traffic, is allowed. Two routes of one tenant share its token bucket (10 a minute:
+// a token every 6 s), at costs 1 and 5. Once the bucket is empty, a cost-1 request is
+// denied for 6 s, and the denial cache then answers a cost-5 request (cost at least
+// the denied one) with what is left of those 6 s; retried then, it is denied again
+// (it needs 30 s of refill). Found by the red-team review: the cache keeps the denied
+// cost's retry instant and gives it to every larger cost.
+func TestProbeRetryAfterOfALargerCostFromTheDenialCache(t *testing.T) {
+	f := newFixture(t, nil)
+	f.createTenant(t, `{"id": "mixed", "rules": [{"name": "bucket", "algorithm": "token_bucket", "limit": 10, "period": "1m"}],
+		"routes": [{"method": "GET", "resource": "/small", "rules": [{"name": "small", "algorithm": "fixed_window", "limit": 1000, "period": "1h"}]},
+		           {"method": "POST", "resource": "/big", "cost": 5, "rules": [{"name": "big", "algorithm": "fixed_window", "limit": 1000, "period": "1h"}]}]}`)
+	key, _ := f.addKey(t, "mixed")
+	small := gate.Request{APIKey: key, Method: "GET", Resource: "/small"}
+	big := gate.Request{APIKey: key, Method: "POST", Resource: "/big"}
+	for i := range 2 {
+		if res := f.check(t, big); res.Status != gate.Allowed {
+			t.Fatalf("big request %d: %v", i+1, res.Status)
+		}
+	}
+	if res := f.check(t, small); res.Status != gate.Denied {
+		t.Fatalf("a cost-1 request on the empty bucket: %v", res.Status)
+	}
+	f.clock.add(sec)
+	res := f.check(t, big)
+	if res.Status != gate.Denied {
+		t.Fatalf("a cost-5 request 1 s later: %v", res.Status)
+	}
+	f.clock.add(res.Decision.RetryAfter)
+	if again := f.check(t, big); again.Status != gate.Allowed {
+		t.Errorf("the cost-5 request retried at its RetryAfter (%v, cached %v): %v (RetryAfter now %v); want allowed",
+			time.Duration(res.Decision.RetryAfter)*time.Microsecond, res.Cached, again.Status, time.Duration(again.Decision.RetryAfter)*time.Microsecond)
+	}
+}
