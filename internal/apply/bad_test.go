@@ -30,6 +30,7 @@ func TestBadFilesChangeNothing(t *testing.T) {
 		{"no rules, no plan", "tenants: [{id: acme}]", "tenants[0] (acme): rules: a tenant needs rules unless it names a plan", false},
 		{"twice", "tenants: [{id: acme, rules: [" + rule + "]}, {id: acme, rules: [" + rule + "]}]", `tenants[1] (acme): id "acme" is listed twice`, false},
 		{"bad plan id", "tenants: [{id: acme, plan: Pro, rules: [" + rule + "]}]", `plan: "Pro" is not a plan id`, false},
+		{"plan without rules", "plans: [{id: pro, routes: [{method: GET, resource: /a, rules: [" + rule + "]}]}]", "plans[0] (pro): rules: must hold at least one rule", false},
 		{"unknown plan field", "plans: [{id: pro, rules: [" + rule + "], metadata: {}}]", "plans[0] (pro): metadata: unknown field", false},
 		{"plan nowhere", "tenants: [{id: acme, plan: gold}]", `tenant acme: plan "gold" is neither in the file nor on the server`, false},
 		{"plans unserved", "plans: [{id: pro, rules: [" + rule + "]}]", "the admin API serves none", true},
