@@ -30,6 +30,7 @@ func TestBadFilesChangeNothing(t *testing.T) {
 		{"no rules, no plan", "tenants: [{id: acme}]", "tenants[0] (acme): rules: a tenant needs rules unless it names a plan", false},
 		{"twice", "tenants: [{id: acme, rules: [" + rule + "]}, {id: acme, rules: [" + rule + "]}]", `tenants[1] (acme): id "acme" is listed twice`, false},
 		{"bad plan id", "tenants: [{id: acme, plan: Pro, rules: [" + rule + "]}]", `plan: "Pro" is not a plan id`, false},
+		{"plan without rules", "plans: [{id: pro, routes: [{method: GET, resource: /a, rules: [" + rule + "]}]}]", "plans[0] (pro): rules: must hold at least one rule", false},
 		{"unknown plan field", "plans: [{id: pro, rules: [" + rule + "], metadata: {}}]", "plans[0] (pro): metadata: unknown field", false},
 		{"plan nowhere", "tenants: [{id: acme, plan: gold}]", `tenant acme: plan "gold" is neither in the file nor on the server`, false},
 		{"plans unserved", "plans: [{id: pro, rules: [" + rule + "]}]", "the admin API serves none", true},
@@ -99,5 +100,55 @@ func TestPrune(t *testing.T) {
 	}
 	if body := s.get(t, "/tenants/acme/keys/acmekey3"); !strings.Contains(body, `"revoked":true`) {
 		t.Errorf("acmekey3 after prune: %s, want revoked", body)
+	}
+}
+
+// fiveRules and fourRules are rule lists (JSON, and so YAML too) that make 9 rules
+// together, one more than a set holds.
+const (
+	fiveRules = `[{"name": "a1", "algorithm": "fixed_window", "limit": 100, "period": "1m"},
+		{"name": "a2", "algorithm": "fixed_window", "limit": 100, "period": "2m"},
+		{"name": "a3", "algorithm": "fixed_window", "limit": 100, "period": "3m"},
+		{"name": "a4", "algorithm": "fixed_window", "limit": 100, "period": "4m"},
+		{"name": "a5", "algorithm": "fixed_window", "limit": 100, "period": "5m"}]`
+	fourRules = `[{"name": "b1", "algorithm": "fixed_window", "limit": 100, "period": "1h"},
+		{"name": "b2", "algorithm": "fixed_window", "limit": 100, "period": "2h"},
+		{"name": "b3", "algorithm": "fixed_window", "limit": 100, "period": "3h"},
+		{"name": "b4", "algorithm": "fixed_window", "limit": 100, "period": "4h"}]`
+)
+
+// TestTenantThatDoesNotMergeWithItsPlanWritesNothing: "The whole file is validated
+// first, with the checks the admin API makes ... a problem is an error naming the
+// object and the field ... and nothing is written" (docs/reference.md, "Limits as
+// code"). A tenant whose rules and its plan's (or its overrides') make more than the 8
+// a set holds is refused by the admin API (422), so apply refuses the file before any
+// write: Parse when the file holds the plan, the diff when only the server does.
+func TestTenantThatDoesNotMergeWithItsPlanWritesNothing(t *testing.T) {
+	tests := []struct{ name, serverPlan, file string }{
+		{"its plan in the file", "", "plans:\n  - id: wide\n    rules: " + fiveRules + "\ntenants:\n  - id: widet\n    plan: wide\n    rules: " + fourRules + "\n"},
+		{"its plan on the server", "wide", "tenants:\n  - id: widet\n    plan: wide\n    rules: " + fourRules + "\n"},
+		{"its overrides", "", "tenants:\n  - id: widet\n    rules: " + fiveRules + "\n    overrides: [{until: \"2099-01-01T00:00:00Z\", rules: " + fourRules + "}]\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			if tc.serverPlan != "" {
+				if code, body := s.send(t, http.MethodPut, "/plans/wide", "", `{"rules": `+fiveRules+`}`); code != http.StatusCreated {
+					t.Fatalf("PUT /plans/wide: %d %s", code, body)
+				}
+				s.writes.Store(0)
+			}
+			var out bytes.Buffer
+			want, err := apply.Parse("limits.yaml", []byte(tc.file))
+			if err == nil {
+				err = apply.Run(context.Background(), s.client(t), want, false, false, &out)
+			}
+			if err == nil || !strings.Contains(err.Error(), "tenant widet: rules = 9: a rule set holds at most 8 rules") {
+				t.Errorf("error %v; want one naming tenant widet and its 9 rules", err)
+			}
+			if n := s.writes.Load(); n != 0 || out.Len() != 0 {
+				t.Errorf("%d writes before the error, output %q; want none", n, out.String())
+			}
+		})
 	}
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // check refuses a file that no set of writes can honour, before any is made: plans on a
-// server without them, a tenant naming a plan that will not exist, and keys the admin
-// API cannot make so (see the package doc).
+// server without them, a tenant naming a plan that will not exist or whose rules do
+// not merge with those of the server's plan, and keys the admin API cannot make so
+// (see the package doc).
 func check(want, have *State, prune bool) error {
 	if len(want.Plans) > 0 && !have.plansServed {
 		return errors.New("the file holds plans and the admin API serves none (404 on GET /plans): it predates plans")
@@ -24,6 +25,9 @@ func check(want, have *State, prune bool) error {
 			}
 			return fmt.Errorf("tenant %s: plan %q is neither in the file nor on the server", id, plan)
 		}
+	}
+	if err := checkMerges(want.Tenants, serverOnly(want.Plans, have.Plans), false); err != nil {
+		return err
 	}
 	for _, id := range slices.Sorted(maps.Keys(want.Keys)) {
 		if err := checkKey(id, want, have, prune); err != nil {
@@ -48,4 +52,15 @@ func checkKey(id string, want, have *State, prune bool) error {
 		return fmt.Errorf("key %s: its tenant %s is not in the file, so --prune would delete it with its keys", id, w.Tenant)
 	}
 	return nil
+}
+
+// serverOnly returns the plans of have that want does not hold.
+func serverOnly(want, have map[string]Object) map[string]Object {
+	out := map[string]Object{}
+	for id, p := range have {
+		if _, ok := want[id]; !ok {
+			out[id] = p
+		}
+	}
+	return out
 }

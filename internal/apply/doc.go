@@ -11,11 +11,14 @@
 //
 // Each object is the whole of what it should be, as a PUT body is: a field left out
 // takes its default (time zone UTC, fail mode closed, status active, no routes, no
-// metadata, no plan), so that deleting a line from the file removes it from the
-// server. A tenant needs rules unless it names a plan. Server-managed fields (version,
-// generation, zone_changes) are ignored, so an export or a GET body can be kept as it
-// is. Parse validates every object with the tenant package's rules before anything is
-// written: bad input is an error naming the object and the field, and changes nothing.
+// metadata, no plan), so that deleting a line from the file removes it from the server.
+// A tenant needs rules unless it names a plan; a plan needs rules. Server-managed
+// fields (version, generation, zone_changes) are ignored, so an export or a GET body
+// can be kept as it is. Parse validates every object with the tenant package's rules,
+// and each tenant merged with its plan and its overrides as the admin API does
+// (tenant.Tenant.CheckPlan; Diff does it against the server's plan when the file does
+// not hold it), before anything is written: bad input is an error naming the object
+// and the field, and changes nothing.
 //
 // Keys carry no secret. The admin API draws a new key's id itself (POST
 // /tenants/{id}/keys), so a key in the file must exist already: apply revokes a key

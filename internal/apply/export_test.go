@@ -89,3 +89,35 @@ func TestExportYAMLQuotesWhatYAMLWouldMisread(t *testing.T) {
 		t.Errorf("export does not start with the plans, then the tenant's id:\n%s", data)
 	}
 }
+
+// TestRouteCostOnAPlanExportsAndApplies: a route with a cost above 1 on a plan,
+// and on a tenant that takes its tenant-wide rules from a plan, is valid (the admin
+// API stores both: the costs are within every rule the routes' requests meet), so
+// export must write them and applying the export must change nothing
+// (docs/reference.md, "Limits as code": "applying an export changes nothing").
+func TestRouteCostOnAPlanExportsAndApplies(t *testing.T) {
+	s := newServer(t)
+	if code, body := s.send(t, http.MethodPut, "/plans/llm", "", `{"rules": [{"name": "tpm", "algorithm": "fixed_window", "limit": 100000, "period": "1m"}],
+		"routes": [{"method": "POST", "resource": "/embed", "cost": 500, "rules": [{"name": "embed", "algorithm": "fixed_window", "limit": 10000, "period": "1m"}]}]}`); code != http.StatusCreated {
+		t.Fatalf("PUT /plans/llm: %d %s", code, body)
+	}
+	s.putTenant(t, `{"id": "chatco", "plan": "llm",
+		"routes": [{"method": "POST", "resource": "/chat", "cost": 1000, "rules": [{"name": "chat", "algorithm": "sliding_window", "limit": 50000, "period": "1m"}]}]}`)
+	c := s.client(t)
+	data, err := apply.Export(context.Background(), c, false)
+	if err != nil {
+		t.Fatalf("export of a plan and a tenant the admin API accepted: %v", err)
+	}
+	state, err := apply.Parse("export.yaml", data)
+	if err != nil {
+		t.Fatalf("the export does not parse: %v\n%s", err, data)
+	}
+	var out bytes.Buffer
+	s.writes.Store(0)
+	if err := apply.Run(context.Background(), c, state, true, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.writes.Load(); n != 0 || out.String() != "0 to add, 0 to change, 0 to delete\n" {
+		t.Errorf("applying the export sent %d writes, want 0:\n%s", n, out.String())
+	}
+}

@@ -16,39 +16,47 @@ var serverManaged = []string{"version", "generation", "creation_id", "zone_chang
 // planFields are the fields of a plan.
 var planFields = map[string]bool{"id": true, "rules": true, "routes": true, "version": true}
 
-// placeholderRule stands in for the rules of a tenant or plan that has none of its
-// own, so that tenant.Decode validates the rest; Normalize removes it again.
-var placeholderRule = map[string]any{"name": "placeholder", "algorithm": "fixed_window", "limit": 1, "period": "1s"}
-
 // normalizeTenant validates a tenant and fills in its defaults, as the admin API stores
 // it: tenant.Decode for every field but plan, which is the id of a plan, or absent
-// (null and "" too).
+// (null and "" too). A tenant that names a plan may hold no rules of its own.
 func normalizeTenant(obj Object) (Object, error) {
 	t := maps.Clone(obj)
 	plan, ok := t["plan"].(string)
 	if v := t["plan"]; v != nil && v != "" && (!ok || !tenant.ValidID(plan)) {
 		return nil, fmt.Errorf("plan: %s is not a plan id", compact(v))
 	}
-	delete(t, "plan")
-	out, err := decodeTenant(t, plan != "")
+	if plan == "" {
+		delete(t, "plan")
+		if rules, _ := t["rules"].([]any); len(rules) == 0 {
+			return nil, errors.New("rules: a tenant needs rules unless it names a plan")
+		}
+	}
+	for _, f := range serverManaged {
+		delete(t, f)
+	}
+	decoded, err := decodeWith(t, tenant.Decode)
 	if err != nil {
 		return nil, err
 	}
-	if plan != "" {
-		out["plan"] = plan
+	if len(decoded.Rules) == 0 {
+		decoded.Rules = nil // a plan's tenant without rules of its own: absent, as the server reads it
 	}
-	return out, nil
+	return toObject(decoded)
 }
 
-// normalizePlan validates a plan (its rules and routes, as a tenant's) and fills in
-// their defaults.
+// normalizePlan validates a plan as the admin API does (tenant.DecodePlan: its rules
+// and routes, as a tenant's) and fills in their defaults.
 func normalizePlan(obj Object) (Object, error) {
 	for field := range obj {
 		if !planFields[field] {
 			return nil, fmt.Errorf("%s: unknown field: a plan holds id, rules and routes", field)
 		}
 	}
-	t, err := decodeTenant(Object{"id": obj["id"], "rules": obj["rules"], "routes": obj["routes"]}, true)
+	p, err := decodeWith(Object{"id": obj["id"], "rules": obj["rules"], "routes": obj["routes"]}, tenant.DecodePlan)
+	if err != nil {
+		return nil, err
+	}
+	t, err := toObject(tenant.Tenant{ID: p.ID, Rules: p.Rules, Routes: p.Routes})
 	if err != nil {
 		return nil, err
 	}
@@ -61,32 +69,14 @@ func normalizePlan(obj Object) (Object, error) {
 	return out, nil
 }
 
-// decodeTenant runs t through tenant.Decode and back to an Object without the
-// server-managed fields and without empty rules. Without rules, t is an error unless
-// noRules allows it.
-func decodeTenant(t Object, noRules bool) (Object, error) {
-	for _, f := range serverManaged {
-		delete(t, f)
-	}
-	rules, _ := t["rules"].([]any)
-	if len(rules) == 0 {
-		if !noRules {
-			return nil, errors.New("rules: a tenant needs rules unless it names a plan")
-		}
-		t["rules"] = []any{placeholderRule}
-	}
-	data, err := json.Marshal(t)
+// decodeWith decodes obj's JSON with decode (tenant.Decode, tenant.DecodePlan).
+func decodeWith[T any](obj Object, decode func([]byte) (T, error)) (T, error) {
+	data, err := json.Marshal(obj)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	decoded, err := tenant.Decode(data)
-	if err != nil {
-		return nil, err
-	}
-	if len(rules) == 0 {
-		decoded.Rules = nil
-	}
-	return toObject(decoded)
+	return decode(data)
 }
 
 // toObject is t's JSON as an Object, without the server-managed fields and the empty

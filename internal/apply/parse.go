@@ -19,8 +19,9 @@ const MaxFileBytes = 16 << 20
 
 // Parse reads a file of plans, tenants and keys (see the package doc): JSON when name
 // ends in .json, YAML when it ends in .yaml or .yml, otherwise JSON when the text starts
-// with '{' and YAML when not. Every object is validated and normalized; the first
-// problem is an error naming the object and its field.
+// with '{' and YAML when not. Every object is validated and normalized, and each
+// tenant merged with its plan when the file holds the plan; the first problem is an
+// error naming the object and its field.
 func Parse(name string, data []byte) (*State, error) {
 	if len(data) > MaxFileBytes {
 		return nil, fmt.Errorf("the file is %d bytes; the most is %d", len(data), MaxFileBytes)
@@ -46,6 +47,9 @@ func Parse(name string, data []byte) (*State, error) {
 		return nil, err
 	}
 	if err := parseObjects(f.Tenants, "tenants", s.Tenants, normalizeTenant); err != nil {
+		return nil, err
+	}
+	if err := checkMerges(s.Tenants, s.Plans, true); err != nil {
 		return nil, err
 	}
 	for id, raw := range f.Keys {

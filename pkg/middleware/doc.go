@@ -12,9 +12,12 @@
 //
 // A leaky_bucket rule gives an allowed request a delay, when the bucket's constant
 // outflow reaches it. The middleware waits that delay (Config.Sleep, injectable) when it
-// is at most Config.MaxDelay, and answers 429 otherwise. Such a request has been counted
-// by the bucket: give a leaky bucket a burst of at most MaxDelay x limit/period, and its
-// delays never exceed MaxDelay.
+// is at most Config.MaxDelay, and answers 429 otherwise (or when ctx ends during the
+// wait). With a reservation secret, such a request's reservation is settled at cost 0:
+// it holds no concurrency slot and its counts are refunded. Without one, the bucket and
+// the other rules counted it and a concurrency rule keeps its slot until the lease
+// ends: give a leaky bucket a burst of at most MaxDelay x limit/period, and its delays
+// never exceed MaxDelay.
 //
 // With a gate that has a reservation secret, an allowed request's reservation (see
 // gate.Reservation) is in the handler's context: ReservationFrom reads it. Once the

@@ -52,7 +52,8 @@ func New(cfg Config) (*Middleware, error) {
 
 // decide checks req with the gate, waits a leaky bucket's delay when it may, and returns
 // the answer: a response of its own (Status > 0) or the fields to add to the handler's,
-// with the reservation of a request the handler is to serve.
+// with the reservation of a request the handler is to serve. A delay not waited is a
+// 429 whose reservation is released.
 func (m *Middleware) decide(ctx context.Context, req gate.Request) (headers.Answer, gate.Reservation) {
 	res, err := m.gate.Check(ctx, req)
 	if err != nil {
@@ -64,10 +65,22 @@ func (m *Middleware) decide(ctx context.Context, req gate.Request) (headers.Answ
 	}
 	if delay := time.Duration(res.Decision.Delay) * time.Microsecond; delay > 0 && !res.Shadow && !res.FailOpen {
 		if delay > m.maxDelay || m.sleep(ctx, delay) != nil {
+			m.release(ctx, res.Reservation)
 			return m.tooLong(res, delay), gate.Reservation{}
 		}
 	}
 	return a, res.Reservation
+}
+
+// release settles at cost 0 the reservation of an admitted request that the handler
+// will not serve (its leaky-bucket delay is not waited): its concurrency slots are
+// freed and what it counted is refunded, as for a request never made.
+func (m *Middleware) release(ctx context.Context, res gate.Reservation) {
+	if res.ID == "" {
+		return
+	}
+	r, err := m.gate.Settle(context.WithoutCancel(ctx), res.ID, 0)
+	m.onSettle(r, err)
 }
 
 // tooLong answers 429 for an admitted request whose leaky-bucket delay is not waited.
