@@ -126,7 +126,9 @@
 // that a client can tell a failing store from a limit.
 //
 // Backend failures are never returned as errors and never panic: Check returns an error
-// only for input no decision could accept (a cost below 1 or above a rule's capacity).
+// only for input no decision could accept (a cost the caller set below 1 or above a
+// rule's capacity). A route's own cost above a rule's capacity (a plan lowered under it)
+// meets the tenant's fail mode, as a merge that no longer compiles does.
 // Stores must honour the context's deadline; every store of pkg/store does.
 //
 // # Reservations
