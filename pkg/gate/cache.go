@@ -65,8 +65,8 @@ type tenantEntry struct {
 	// let the old zone open a new day (a second quota), and no override outlives its
 	// until.
 	until int64
-	// rules identifies the rules sets holds, for the denial cache: the tenant's version,
-	// and its plan's and active overrides'.
+	// rules identifies the rules sets holds, for the denial cache and reservations: the
+	// tenant's creation id, version and generation, and its plan's and active overrides'.
 	rules int64
 }
 
@@ -322,10 +322,12 @@ func samePlan(a, b *tenant.Plan) bool {
 }
 
 // rulesID identifies the rules that build compiles for t on plan p at now: an FNV-1a
-// hash of t's version, p's id and version and which overrides are active.
+// hash of t's creation id, version and generation (what compile compares: a tenant
+// deleted and created again is at version 1 and generation 0 again, under other
+// counter keys), p's id and version and which overrides are active.
 func rulesID(t tenant.Tenant, p *tenant.Plan, now int64) int64 {
 	h := fnv.New64a()
-	fmt.Fprint(h, t.Version)
+	fmt.Fprint(h, t.CreationID, "/", t.Version, ".", t.Generation)
 	if p != nil {
 		fmt.Fprint(h, "/", p.ID, "/", p.Version)
 	}
