@@ -65,7 +65,7 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 	}
 	for i, c := range res.Checks {
 		if !byConcurrency(c.Set, outs[i]) { // a settle may free a slot before the retry instant
-			g.denials.put(c.Key, who.tenant.rules, res.Now, cost, outs[i]) // denials only
+			g.denials.put(c.Key, who.tenant.rules, c.Set, res.Now, cost, outs[i]) // denials only
 		}
 	}
 	copy(res.decisions[:], outs[:n])

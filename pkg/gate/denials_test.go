@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
@@ -132,5 +133,42 @@ func TestTenantDenialCoversEveryKey(t *testing.T) {
 	}
 	if res := check(f.key); res.Status != gate.Allowed || res.TenantID != "acme" {
 		t.Fatalf("another tenant: %+v, want allowed", res)
+	}
+}
+
+// TestALargerCostThanADeniedOneIsAllowedAtItsRetryAfter: a denial's RetryAfter is "how
+// long until a request of the same cost would first be allowed" (pkg/limiter,
+// Decision.RetryAfter), so a client that retries at Retry-After, with no other
+// traffic, is allowed. Two routes of one tenant share its token bucket (10 a minute:
+// a token every 6 s), at costs 1 and 5. Once the bucket is empty, a cost-1 request is
+// denied for 6 s; a cost-5 request then needs 30 s of refill, which the cost-1 denial
+// does not know: the store answers it, and retried at its RetryAfter it is allowed.
+// (A denial answers larger costs from memory only for a counter of one fixed window,
+// whose next window admits any cost: TestDenialCacheMakesNoStoreCalls.)
+func TestALargerCostThanADeniedOneIsAllowedAtItsRetryAfter(t *testing.T) {
+	f := newFixture(t, nil)
+	f.createTenant(t, `{"id": "mixed", "rules": [{"name": "bucket", "algorithm": "token_bucket", "limit": 10, "period": "1m"}],
+		"routes": [{"method": "GET", "resource": "/small", "rules": [{"name": "small", "algorithm": "fixed_window", "limit": 1000, "period": "1h"}]},
+		           {"method": "POST", "resource": "/big", "cost": 5, "rules": [{"name": "big", "algorithm": "fixed_window", "limit": 1000, "period": "1h"}]}]}`)
+	key, _ := f.addKey(t, "mixed")
+	small := gate.Request{APIKey: key, Method: "GET", Resource: "/small"}
+	big := gate.Request{APIKey: key, Method: "POST", Resource: "/big"}
+	for i := range 2 {
+		if res := f.check(t, big); res.Status != gate.Allowed {
+			t.Fatalf("big request %d: %v", i+1, res.Status)
+		}
+	}
+	if res := f.check(t, small); res.Status != gate.Denied {
+		t.Fatalf("a cost-1 request on the empty bucket: %v", res.Status)
+	}
+	f.clock.add(sec)
+	res := f.check(t, big)
+	if res.Status != gate.Denied {
+		t.Fatalf("a cost-5 request 1 s later: %v", res.Status)
+	}
+	f.clock.add(res.Decision.RetryAfter)
+	if again := f.check(t, big); again.Status != gate.Allowed {
+		t.Errorf("the cost-5 request retried at its RetryAfter (%v, cached %v): %v (RetryAfter now %v); want allowed",
+			time.Duration(res.Decision.RetryAfter)*time.Microsecond, res.Cached, again.Status, time.Duration(again.Decision.RetryAfter)*time.Microsecond)
 	}
 }

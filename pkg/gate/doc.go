@@ -83,12 +83,14 @@
 //
 // When a counter denies, the gate remembers (counter key, *limiter.Set) -> (the cost
 // that was denied, the instant T = now + RetryAfter, the decision). Until T, a request
-// for that counter key and set whose cost is at least the cost that was denied is
-// answered Denied from memory with zero store calls: Remaining and Reset as the store
-// last reported them, RetryAfter recomputed as T - now. Admission is monotone in cost
-// and other instances can only consume more, so such a request could not be allowed
-// before T; a request of smaller cost may be, and goes to the store. (For the usual
-// cost of 1 this is "every request of that key until T".) Every check of a request is
+// for that counter key and set of the cost that was denied is answered Denied from
+// memory with zero store calls: Remaining and Reset as the store last reported them,
+// RetryAfter recomputed as T - now. Other instances can only consume more, so such a
+// request could not be allowed before T; a request of smaller cost may be, and goes to
+// the store. So does one of larger cost, which may need longer than T (a bucket's
+// refill, or another rule of the set that admitted the denied cost), except on a set of
+// one fixed window, whose next window, at T, admits any cost. (For the usual cost of 1
+// this is "every request of that key until T".) Every check of a request is
 // looked up before any store call. A tenant-scope counter's key is the same for every
 // API key of the tenant, so its denial answers all of them from memory; counter keys
 // hold the tenant id, so it never answers another tenant. Entries are per process (per
