@@ -190,13 +190,19 @@ func (e keyEntry) result() (apikey.Record, error) {
 // holds at another version is compiled again. calls counts the store calls made, as
 // key does.
 func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *int) (*tenantEntry, error) {
+	return c.tenantSince(ctx, id, math.MinInt64, now, calls)
+}
+
+// tenantSince is tenant for an entry loaded at since or later: an entry loaded before
+// since is loaded again, fresh or not.
+func (c *configCache) tenantSince(ctx context.Context, id string, since, now int64, calls *int) (*tenantEntry, error) {
 	e, ok := c.tenants.Get(id)
-	if ok && c.fresh(e.loaded, now) && now < e.until {
+	if ok && c.current(e, since, now) {
 		return c.onPlan(ctx, id, e, now, calls)
 	}
 	v, err, _ := c.flight.Do("t"+id, func() (any, error) {
 		// A flight that ended between Get and Do has cached its answer.
-		if e, ok := c.tenants.Get(id); ok && c.fresh(e.loaded, now) && now < e.until {
+		if e, ok := c.tenants.Get(id); ok && c.current(e, since, now) {
 			return e.result()
 		}
 		*calls++
@@ -207,6 +213,13 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 		return nil, err
 	}
 	return c.onPlan(ctx, id, v.(*tenantEntry), now, calls)
+}
+
+// current reports whether the tenant entry e, loaded at since or later, may answer at
+// now without a load: it is fresh and its calendar windows and overrides have not
+// ended (tenantEntry.until).
+func (c *configCache) current(e *tenantEntry, since, now int64) bool {
+	return e.loaded >= since && c.fresh(e.loaded, now) && now < e.until
 }
 
 // onPlan returns e, compiled again with its plan when the plan cache holds the plan at
