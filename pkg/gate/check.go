@@ -62,10 +62,7 @@ func (g *Gate) identify(ctx context.Context, req Request, res *Result) (caller, 
 	if err != nil {
 		return caller{}, g.configFailed(res, err, "unknown or revoked API key")
 	}
-	t, err := g.configs.tenant(ctx, rec.TenantID, res.Now, &res.ConfigCalls)
-	if err == nil {
-		t, err = g.configs.forKey(t, rec, res.Now) // the key's own rules, when it has any
-	}
+	t, err := g.configs.tenantOfKey(ctx, rec.TenantID, rec, res.Now, &res.ConfigCalls) // with the key's own rules
 	if err != nil {
 		return caller{}, g.configFailed(res, err, "the key's tenant does not exist")
 	}

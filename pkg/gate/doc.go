@@ -32,8 +32,10 @@
 // at the price of revocations waiting for the store to come back. A tenant's rules are
 // compiled once per stored version, generation and creation id, so a reload that finds
 // the tenant unchanged keeps the same *limiter.Set values. A cached tenant is also reloaded at the end of its current
-// calendar windows (a local midnight, a Monday, the 1st), so that a change of time zone
-// made within ConfigTTL before that boundary cannot let the old zone open a new window.
+// calendar windows (a local midnight, a Monday, the 1st), and a request of a key with
+// rules of its own reloads it at the end of those rules' windows, so that a change of
+// time zone made within ConfigTTL before that boundary cannot let the old zone open a
+// new window.
 //
 // Each cache is a least-recently-used cache (hashicorp/golang-lru/v2) of at most
 // Config.MaxEntries entries, whose entries carry the instant they were loaded, checked

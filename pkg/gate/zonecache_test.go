@@ -2,9 +2,11 @@ package gate_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
@@ -54,4 +56,34 @@ func spendThenMoveToNewYork(t *testing.T, f *fixture, created tenant.Tenant, req
 	}
 	f.clock.now.Store(zoneTestAt(0, 0, 5, 2))
 	return f.check(t, req)
+}
+
+// TestZoneChangeBeforeMidnightReachesAKeysOwnDailyRule is
+// TestZoneChangeBeforeMidnightReachesTheCache for a daily quota that a key holds as a
+// rule of its own, under a tenant whose rules have no calendar window. The promise
+// (docs/contracts.md, "The authorizer and the gate": "a cached tenant is also
+// reloaded at the end of its current calendar windows, so a zone change made just
+// before a local midnight cannot let the old zone open a new day") holds for the
+// key's own rules too: the cached tenant is loaded again at the end of the key's day,
+// and the key's day runs on to New York's midnight.
+func TestZoneChangeBeforeMidnightReachesAKeysOwnDailyRule(t *testing.T) {
+	f := newFixture(t, func(c *gate.Config) { c.ConfigTTL = time.Minute })
+	ctx := context.Background()
+	created := f.createTenant(t, `{"id": "tzkey", "timezone": "UTC", "rules": [
+		{"name": "burst", "algorithm": "token_bucket", "limit": 100, "period": "1s"}]}`)
+	k, rec := apikey.Generate("tzkey", t0)
+	if err := json.Unmarshal([]byte(`[{"name": "daily", "algorithm": "fixed_window", "limit": 1, "period": "day", "scope": "key"}]`), &rec.Rules); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.tenants.PutKey(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	req := gate.Request{Method: "GET", Resource: "/x", APIKey: k.Reveal()}
+	res := spendThenMoveToNewYork(t, f, created, req)
+	if res.Status != gate.Denied {
+		t.Fatalf("after midnight UTC, within the cache time: %v (rule %q); want denied by the key's daily until New York's midnight", res.Status, res.Rule)
+	}
+	if want := zoneTestAt(4, 0, 0, 2); f.clock.Now()+res.Decision.RetryAfter != want || res.Rule != "daily" {
+		t.Fatalf("retry at %v by %q, want %v by the key's daily", limiter.Time(f.clock.Now()+res.Decision.RetryAfter), res.Rule, limiter.Time(want))
+	}
 }
