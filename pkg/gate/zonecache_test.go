@@ -87,3 +87,41 @@ func TestZoneChangeBeforeMidnightReachesAKeysOwnDailyRule(t *testing.T) {
 		t.Fatalf("retry at %v by %q, want %v by the key's daily", limiter.Time(f.clock.Now()+res.Decision.RetryAfter), res.Rule, limiter.Time(want))
 	}
 }
+
+// TestKeysDayEndWhileTheTenantStoreFails: at the end of a key's own daily window the
+// gate loads the key's tenant again; when the tenant store fails then, the last known
+// tenant answers (the key's new day, not the fail mode), after one store call per
+// request, as at the end of the tenant's own windows.
+func TestKeysDayEndWhileTheTenantStoreFails(t *testing.T) {
+	f := newFixture(t, nil)
+	ft := &failingTenants{Tenants: f.tenants}
+	g, err := gate.New(gate.Config{Tenants: ft, Counters: f.counters, Now: f.clock.Now,
+		ConfigTTL: time.Minute, MaxStale: time.Minute, FailMode: tenant.FailClosed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.createTenant(t, `{"id": "daykey", "rules": [{"name": "burst", "algorithm": "token_bucket", "limit": 100, "period": "1s"}]}`)
+	k, rec := apikey.Generate("daykey", t0)
+	rec.Rules = []limiter.Rule{{Name: "daily", Algorithm: limiter.FixedWindow, Limit: 2, Period: limiter.Calendar(limiter.Day), Scope: limiter.ScopeKey}}
+	if err := f.tenants.PutKey(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	req := gate.Request{Method: "GET", Resource: "/x", APIKey: k.Reveal()}
+	f.clock.now.Store(zoneTestAt(23, 59, 50, 1))
+	if res, err := g.Check(context.Background(), req); err != nil || res.Status != gate.Allowed {
+		t.Fatalf("the day's request: %v, %v", res.Status, err)
+	}
+	ft.failing.Store(true)
+	f.clock.now.Store(zoneTestAt(0, 0, 5, 2))
+	for i := range 2 {
+		before := ft.calls.Load()
+		res, err := g.Check(context.Background(), req)
+		if err != nil || res.Status != gate.Allowed || res.FailedClosed || res.Rule != "daily" {
+			t.Fatalf("request %d of the next day, the store down: %v (rule %q, failed closed %v), %v; want allowed by the last known rules",
+				i+1, res.Status, res.Rule, res.FailedClosed, err)
+		}
+		if n := ft.calls.Load() - before; n != 1 {
+			t.Errorf("request %d: %d tenant store calls, want 1 (the reload)", i+1, n)
+		}
+	}
+}
