@@ -10,21 +10,21 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// decide makes who's checks for a request of cost (as the request set it; 0: its
+// decide makes who's checks for a request of cost asked (as the request set it; 0: its
 // route's) and fills res. The error is a cost error only, for a cost the request set:
 // a route's cost that its rules no longer hold (a plan lowered under it since the
 // route was written) is a merge that no longer compiles, and meets the tenant's fail
 // mode.
-func (g *Gate) decide(ctx context.Context, set int64, who caller, res *Result) error {
+func (g *Gate) decide(ctx context.Context, asked int64, who caller, res *Result) error {
 	res.TenantID, res.Identity = who.tenant.t.ID, who.identity
 	if who.route != nil {
 		res.Route = who.route.Route.Name()
 	}
 	var buf [store.MaxCounters]tenant.Check
 	checks := who.tenant.sets.Checks(buf[:0], who.route, who.who)
-	cost := who.cost(set)
+	cost := who.cost(asked)
 	if err := checkCost(checks, cost); err != nil {
-		if set > 0 {
+		if asked > 0 {
 			res.Status, res.Reason = 0, err.Error()
 			return err
 		}

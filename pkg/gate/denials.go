@@ -16,9 +16,10 @@ type denialCache struct {
 // denialKey names the rules a denial was decided by: a counter key (which holds the
 // tenant, its creation, generation, route and scope) and the identity of the tenant's
 // compiled rules (tenantEntry.rules: its creation id, stored version and generation,
-// its plan's version and its active overrides), which fixes the rules under that key. A tenant whose rules are compiled again, the
-// same version (the config cache off, or a reload), meets its denials; a rule change,
-// a reset or a tenant created again never meets an old one.
+// its plan's version and its active overrides), which fixes the rules under that key.
+// A tenant whose rules are compiled again, the same version (the config cache off, or
+// a reload), meets its denials; a rule change, a reset or a tenant created again never
+// meets an old one.
 type denialKey struct {
 	key     string
 	version int64
