@@ -67,6 +67,30 @@ func TestDenialCacheAsksTheStoreForSmallerCosts(t *testing.T) {
 	}
 }
 
+// A denial by one of two windows says nothing of a larger cost's retry: the other window
+// admitted the denied cost but may not admit the larger one before its own end. The
+// store answers it, with the hour's retry, not the minute's.
+func TestDenialCacheAsksTheStoreForALargerCostUnderTwoWindows(t *testing.T) {
+	f := newFixture(t, nil)
+	f.createTenant(t, `{"id": "twowin", "rules": [{"name": "minute", "algorithm": "fixed_window", "limit": 3, "period": "1m"},
+		{"name": "hour", "algorithm": "fixed_window", "limit": 5, "period": "1h"}]}`)
+	key, _ := f.addKey(t, "twowin")
+	one := gate.Request{Method: "GET", Resource: "/", APIKey: key}
+	for i := range 3 {
+		if res := f.check(t, one); res.Status != gate.Allowed {
+			t.Fatalf("request %d: %v", i+1, res.Status)
+		}
+	}
+	if res := f.check(t, one); res.Status != gate.Denied || res.Rule != "minute" {
+		t.Fatalf("the 4th request: %v by %q, want denied by the minute", res.Status, res.Rule)
+	}
+	big := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: key, Cost: 3})
+	if big.Status != gate.Denied || big.Cached || big.Rule != "hour" || big.Decision.RetryAfter <= 60*sec {
+		t.Errorf("cost 3: %v by %q, cached %v, retry %v; want the store's denial by the hour, retry over a minute",
+			big.Status, big.Rule, big.Cached, time.Duration(big.Decision.RetryAfter)*time.Microsecond)
+	}
+}
+
 // A tenant-wide denial known from the cache does not consume the route's quota.
 func TestDenialCacheIsCheckedBeforeAnyStoreCall(t *testing.T) {
 	f := newFixture(t, nil)
