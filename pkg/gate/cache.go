@@ -42,7 +42,7 @@ type configCache struct {
 	missing       *lru.Cache[string, int64]        // hashes not found -> when loaded
 	tenants       *lru.Cache[string, *tenantEntry] // by id, found or not; never changed once added
 	planCache     *lru.Cache[string, planEntry]    // by id, found or not
-	keySets       *lru.Cache[keySetsKey, *tenant.Sets]
+	keySets       *lru.Cache[keySetsKey, keySetsEntry]
 	flight        singleflight.Group // misses in progress, by "k"+hash, "t"+id or "p"+id
 }
 
@@ -65,8 +65,8 @@ type tenantEntry struct {
 	// let the old zone open a new day (a second quota), and no override outlives its
 	// until.
 	until int64
-	// rules identifies the rules sets holds, for the denial cache: the tenant's version,
-	// and its plan's and active overrides'.
+	// rules identifies the rules sets holds, for the denial cache and reservations: the
+	// tenant's creation id, version and generation, and its plan's and active overrides'.
 	rules int64
 }
 
@@ -75,6 +75,14 @@ type tenantEntry struct {
 type keySetsKey struct {
 	hash  string
 	rules int64
+}
+
+// keySetsEntry is the rules compiled for a key with rules of its own, and the end of
+// their calendar windows current at loaded, the load of the tenant entry they were
+// compiled from.
+type keySetsEntry struct {
+	sets          *tenant.Sets
+	loaded, until int64
 }
 
 // planEntry is a plan, or the fact that it does not exist.
@@ -106,7 +114,7 @@ func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCa
 	if c.planCache, err = lru.New[string, planEntry](max); err != nil {
 		return nil, err
 	}
-	c.keySets, err = lru.New[keySetsKey, *tenant.Sets](max)
+	c.keySets, err = lru.New[keySetsKey, keySetsEntry](max)
 	return c, err
 }
 
@@ -190,13 +198,19 @@ func (e keyEntry) result() (apikey.Record, error) {
 // holds at another version is compiled again. calls counts the store calls made, as
 // key does.
 func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *int) (*tenantEntry, error) {
+	return c.tenantSince(ctx, id, math.MinInt64, now, calls)
+}
+
+// tenantSince is tenant for an entry loaded at since or later: an entry loaded before
+// since is loaded again, fresh or not.
+func (c *configCache) tenantSince(ctx context.Context, id string, since, now int64, calls *int) (*tenantEntry, error) {
 	e, ok := c.tenants.Get(id)
-	if ok && c.fresh(e.loaded, now) && now < e.until {
+	if ok && c.current(e, since, now) {
 		return c.onPlan(ctx, id, e, now, calls)
 	}
 	v, err, _ := c.flight.Do("t"+id, func() (any, error) {
 		// A flight that ended between Get and Do has cached its answer.
-		if e, ok := c.tenants.Get(id); ok && c.fresh(e.loaded, now) && now < e.until {
+		if e, ok := c.tenants.Get(id); ok && c.current(e, since, now) {
 			return e.result()
 		}
 		*calls++
@@ -207,6 +221,13 @@ func (c *configCache) tenant(ctx context.Context, id string, now int64, calls *i
 		return nil, err
 	}
 	return c.onPlan(ctx, id, v.(*tenantEntry), now, calls)
+}
+
+// current reports whether the tenant entry e, loaded at since or later, may answer at
+// now without a load: it is fresh and its calendar windows and overrides have not
+// ended (tenantEntry.until).
+func (c *configCache) current(e *tenantEntry, since, now int64) bool {
+	return e.loaded >= since && c.fresh(e.loaded, now) && now < e.until
 }
 
 // onPlan returns e, compiled again with its plan when the plan cache holds the plan at
@@ -288,28 +309,53 @@ func build(t tenant.Tenant, p *tenant.Plan, now int64) (tenantEntry, error) {
 	return tenantEntry{t: t, sets: sets, plan: p, found: true, loaded: now, until: until, rules: rulesID(t, p, now)}, nil
 }
 
+// tenantOfKey returns tenant id as the requests of its key rec are limited (forKey).
+// The tenant is loaded again first when a calendar window of the key's own rules,
+// current when it was loaded, has ended since, as tenant does at the end of the
+// tenant's own windows: a zone change made just before a local midnight cannot let the
+// old zone open a new day of the key's either. calls counts the store calls made.
+func (c *configCache) tenantOfKey(ctx context.Context, id string, rec apikey.Record, now int64, calls *int) (*tenantEntry, error) {
+	e, err := c.tenant(ctx, id, now, calls)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.forKey(e, rec, now)
+	if err != nil || now < out.until || !c.current(e, math.MinInt64, now) {
+		return out, err // (not current: tenant's load failed, and e is the last known entry)
+	}
+	if e, err = c.tenantSince(ctx, id, out.until, now, calls); err != nil {
+		return nil, err
+	}
+	return c.forKey(e, rec, now) // loaded again, or the last known entry while the store fails
+}
+
 // forKey returns e as the requests of the key rec are limited: e itself for a key
 // without rules of its own, else e with the rules compiled for that key
-// (tenant.Tenant.EffectiveFor), cached by the key's hash and e's rules.
+// (tenant.Tenant.EffectiveFor), cached by the key's hash and e's rules, and with until
+// at the end of their calendar windows current when e was loaded, if earlier.
 func (c *configCache) forKey(e *tenantEntry, rec apikey.Record, now int64) (*tenantEntry, error) {
 	if len(rec.Rules) == 0 {
 		return e, nil
 	}
 	k := keySetsKey{rec.Hash, e.rules}
-	sets, ok := c.keySets.Get(k)
-	if !ok {
-		var err error
-		if sets, err = e.t.EffectiveFor(e.plan, rec.Rules, now).Sets(); err != nil {
-			return nil, err
+	ks, ok := c.keySets.Get(k)
+	if !ok || ks.loaded != e.loaded {
+		sets := ks.sets
+		if !ok {
+			var err error
+			if sets, err = e.t.EffectiveFor(e.plan, rec.Rules, now).Sets(); err != nil {
+				return nil, err
+			}
 		}
+		ks = keySetsEntry{sets: sets, loaded: e.loaded, until: windowsEnd(sets, e.loaded)}
 		if c.ttl >= 0 {
-			c.keySets.Add(k, sets)
+			c.keySets.Add(k, ks)
 		}
 	}
 	out := *e
 	h := fnv.New64a()
 	fmt.Fprint(h, e.rules, "/", rec.Hash)
-	out.sets, out.rules = sets, int64(h.Sum64())
+	out.sets, out.rules, out.until = ks.sets, int64(h.Sum64()), min(e.until, ks.until)
 	return &out, nil
 }
 
@@ -322,10 +368,12 @@ func samePlan(a, b *tenant.Plan) bool {
 }
 
 // rulesID identifies the rules that build compiles for t on plan p at now: an FNV-1a
-// hash of t's version, p's id and version and which overrides are active.
+// hash of t's creation id, version and generation (what compile compares: a tenant
+// deleted and created again is at version 1 and generation 0 again, under other
+// counter keys), p's id and version and which overrides are active.
 func rulesID(t tenant.Tenant, p *tenant.Plan, now int64) int64 {
 	h := fnv.New64a()
-	fmt.Fprint(h, t.Version)
+	fmt.Fprint(h, t.CreationID, "/", t.Version, ".", t.Generation)
 	if p != nil {
 		fmt.Fprint(h, "/", p.ID, "/", p.Version)
 	}

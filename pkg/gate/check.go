@@ -19,8 +19,9 @@ type caller struct {
 }
 
 // Check decides req: see the package doc for the path it takes. The error is non-nil
-// only for a cost no rule could ever admit (a *limiter.CostError); backend failures
-// are answered with the fail mode, never returned.
+// only for a cost req sets that no rule could ever admit (a *limiter.CostError);
+// backend failures, and a route's cost that its rules no longer hold (a plan lowered
+// under it), are answered with the fail mode, never returned.
 func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 	now := g.now()
 	g.pollEpoch(now)
@@ -36,7 +37,7 @@ func (g *Gate) Check(ctx context.Context, req Request) (Result, error) {
 		return res, nil
 	}
 	cost := who.cost(req.Cost)
-	if err := g.decide(ctx, cost, who, &res); err != nil {
+	if err := g.decide(ctx, req.Cost, who, &res); err != nil {
 		return res, err
 	}
 	if who.tenant.t.Shadow {
@@ -61,10 +62,7 @@ func (g *Gate) identify(ctx context.Context, req Request, res *Result) (caller, 
 	if err != nil {
 		return caller{}, g.configFailed(res, err, "unknown or revoked API key")
 	}
-	t, err := g.configs.tenant(ctx, rec.TenantID, res.Now, &res.ConfigCalls)
-	if err == nil {
-		t, err = g.configs.forKey(t, rec, res.Now) // the key's own rules, when it has any
-	}
+	t, err := g.configs.tenantOfKey(ctx, rec.TenantID, rec, res.Now, &res.ConfigCalls) // with the key's own rules
 	if err != nil {
 		return caller{}, g.configFailed(res, err, "the key's tenant does not exist")
 	}

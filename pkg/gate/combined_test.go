@@ -92,3 +92,50 @@ func TestRecreatedTenantStartsAfresh(t *testing.T) {
 		t.Errorf("the tenant created again with a limit of 3: %d of 4 allowed", got)
 	}
 }
+
+// TestSettleOfADeletedTenantsReservationChangesNothing: a tenant deleted and created
+// again (version 1 and generation 0 again, a new creation id) starts afresh
+// (TestRecreatedTenantStartsAfresh), and a settle of "a reservation of a tenant changed
+// since" changes nothing (docs/reference.md, "Reservations"). A reservation the first
+// tenant gave must not settle into the second one's counters: it would free the slot of
+// the new tenant's one request in flight, and admit a second request against a
+// concurrency limit of 1. The reservation's rules identity (rulesID) holds the
+// creation id.
+func TestSettleOfADeletedTenantsReservationChangesNothing(t *testing.T) {
+	for _, b := range counterBackends {
+		t.Run(b.name, func(t *testing.T) {
+			counters := b.open(t)
+			f := newFixture(t, func(c *gate.Config) { withSecret(c); c.ConfigTTL = -1; c.Counters = counters })
+			checkSettleOfADeletedTenantsReservation(t, f)
+		})
+	}
+}
+
+// checkSettleOfADeletedTenantsReservation runs the steps of
+// TestSettleOfADeletedTenantsReservationChangesNothing on f.
+func checkSettleOfADeletedTenantsReservation(t *testing.T, f *fixture) {
+	ctx := context.Background()
+	agent := `{"id": "agent", "rules": [{"name": "inflight", "algorithm": "concurrency", "limit": 1, "lease": "60s"}]}`
+	f.createTenant(t, agent)
+	old, _ := f.addKey(t, "agent")
+	first := f.check(t, gate.Request{APIKey: old, Method: "POST", Resource: "/run"})
+	if first.Status != gate.Allowed || first.Reservation.ID == "" {
+		t.Fatalf("the first tenant's request: %v, reservation %q", first.Status, first.Reservation.ID)
+	}
+	if err := f.tenants.Delete(ctx, "agent", 1); err != nil {
+		t.Fatal(err)
+	}
+	f.createTenant(t, agent)
+	key, _ := f.addKey(t, "agent")
+	f.clock.add(sec)
+	req := gate.Request{APIKey: key, Method: "POST", Resource: "/run"}
+	if res := f.check(t, req); res.Status != gate.Allowed {
+		t.Fatalf("the tenant created again: its first request %v (%s)", res.Status, res.Reason)
+	}
+	if r := settle(t, f.g, first.Reservation.ID, 1); r.Status != gate.SettleRulesChanged {
+		t.Errorf("the deleted tenant's reservation: %q, want %q (not settled into the new tenant's counters)", r.Status, gate.SettleRulesChanged)
+	}
+	if res := f.check(t, req); res.Status != gate.Denied {
+		t.Errorf("a second request in flight against a concurrency limit of 1: %v, want denied", res.Status)
+	}
+}

@@ -10,20 +10,26 @@ import (
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
 
-// decide makes who's checks for a request of cost and fills res. The error is a cost
-// error only.
-func (g *Gate) decide(ctx context.Context, cost int64, who caller, res *Result) error {
+// decide makes who's checks for a request of cost asked (as the request set it; 0: its
+// route's) and fills res. The error is a cost error only, for a cost the request set:
+// a route's cost that its rules no longer hold (a plan lowered under it since the
+// route was written) is a merge that no longer compiles, and meets the tenant's fail
+// mode.
+func (g *Gate) decide(ctx context.Context, asked int64, who caller, res *Result) error {
 	res.TenantID, res.Identity = who.tenant.t.ID, who.identity
 	if who.route != nil {
 		res.Route = who.route.Route.Name()
 	}
 	var buf [store.MaxCounters]tenant.Check
 	checks := who.tenant.sets.Checks(buf[:0], who.route, who.who)
-	for _, c := range checks {
-		if err := c.Set.CheckCost(cost); err != nil {
+	cost := who.cost(asked)
+	if err := checkCost(checks, cost); err != nil {
+		if asked > 0 {
 			res.Status, res.Reason = 0, err.Error()
 			return err
 		}
+		g.failWith(res, who.tenant.t.FailMode, "tenant store: route "+res.Route+": "+err.Error())
+		return nil
 	}
 	res.Checks = checks
 	for i, c := range checks {
@@ -59,7 +65,7 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 	}
 	for i, c := range res.Checks {
 		if !byConcurrency(c.Set, outs[i]) { // a settle may free a slot before the retry instant
-			g.denials.put(c.Key, who.tenant.rules, res.Now, cost, outs[i]) // denials only
+			g.denials.put(c.Key, who.tenant.rules, c.Set, res.Now, cost, outs[i]) // denials only
 		}
 	}
 	copy(res.decisions[:], outs[:n])
@@ -69,6 +75,17 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 		reason = "over limit"
 	}
 	g.report(res, at, d, reason)
+	return nil
+}
+
+// checkCost returns the first check's *limiter.CostError for cost, or nil when every
+// check's set can admit it.
+func checkCost(checks []tenant.Check, cost int64) error {
+	for _, c := range checks {
+		if err := c.Set.CheckCost(cost); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
@@ -63,6 +64,30 @@ func TestDenialCacheAsksTheStoreForSmallerCosts(t *testing.T) {
 	small := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: f.key, Cost: 2})
 	if small.Status != gate.Allowed || small.Cached || small.StoreCalls != 1 {
 		t.Fatalf("cost 2: %+v, want allowed by the store", small)
+	}
+}
+
+// A denial by one of two windows says nothing of a larger cost's retry: the other window
+// admitted the denied cost but may not admit the larger one before its own end. The
+// store answers it, with the hour's retry, not the minute's.
+func TestDenialCacheAsksTheStoreForALargerCostUnderTwoWindows(t *testing.T) {
+	f := newFixture(t, nil)
+	f.createTenant(t, `{"id": "twowin", "rules": [{"name": "minute", "algorithm": "fixed_window", "limit": 3, "period": "1m"},
+		{"name": "hour", "algorithm": "fixed_window", "limit": 5, "period": "1h"}]}`)
+	key, _ := f.addKey(t, "twowin")
+	one := gate.Request{Method: "GET", Resource: "/", APIKey: key}
+	for i := range 3 {
+		if res := f.check(t, one); res.Status != gate.Allowed {
+			t.Fatalf("request %d: %v", i+1, res.Status)
+		}
+	}
+	if res := f.check(t, one); res.Status != gate.Denied || res.Rule != "minute" {
+		t.Fatalf("the 4th request: %v by %q, want denied by the minute", res.Status, res.Rule)
+	}
+	big := f.check(t, gate.Request{Method: "GET", Resource: "/", APIKey: key, Cost: 3})
+	if big.Status != gate.Denied || big.Cached || big.Rule != "hour" || big.Decision.RetryAfter <= 60*sec {
+		t.Errorf("cost 3: %v by %q, cached %v, retry %v; want the store's denial by the hour, retry over a minute",
+			big.Status, big.Rule, big.Cached, time.Duration(big.Decision.RetryAfter)*time.Microsecond)
 	}
 }
 
@@ -132,5 +157,42 @@ func TestTenantDenialCoversEveryKey(t *testing.T) {
 	}
 	if res := check(f.key); res.Status != gate.Allowed || res.TenantID != "acme" {
 		t.Fatalf("another tenant: %+v, want allowed", res)
+	}
+}
+
+// TestALargerCostThanADeniedOneIsAllowedAtItsRetryAfter: a denial's RetryAfter is "how
+// long until a request of the same cost would first be allowed" (pkg/limiter,
+// Decision.RetryAfter), so a client that retries at Retry-After, with no other
+// traffic, is allowed. Two routes of one tenant share its token bucket (10 a minute:
+// a token every 6 s), at costs 1 and 5. Once the bucket is empty, a cost-1 request is
+// denied for 6 s; a cost-5 request then needs 30 s of refill, which the cost-1 denial
+// does not know: the store answers it, and retried at its RetryAfter it is allowed.
+// (A denial answers larger costs from memory only for a counter of one fixed window,
+// whose next window admits any cost: TestDenialCacheMakesNoStoreCalls.)
+func TestALargerCostThanADeniedOneIsAllowedAtItsRetryAfter(t *testing.T) {
+	f := newFixture(t, nil)
+	f.createTenant(t, `{"id": "mixed", "rules": [{"name": "bucket", "algorithm": "token_bucket", "limit": 10, "period": "1m"}],
+		"routes": [{"method": "GET", "resource": "/small", "rules": [{"name": "small", "algorithm": "fixed_window", "limit": 1000, "period": "1h"}]},
+		           {"method": "POST", "resource": "/big", "cost": 5, "rules": [{"name": "big", "algorithm": "fixed_window", "limit": 1000, "period": "1h"}]}]}`)
+	key, _ := f.addKey(t, "mixed")
+	small := gate.Request{APIKey: key, Method: "GET", Resource: "/small"}
+	big := gate.Request{APIKey: key, Method: "POST", Resource: "/big"}
+	for i := range 2 {
+		if res := f.check(t, big); res.Status != gate.Allowed {
+			t.Fatalf("big request %d: %v", i+1, res.Status)
+		}
+	}
+	if res := f.check(t, small); res.Status != gate.Denied {
+		t.Fatalf("a cost-1 request on the empty bucket: %v", res.Status)
+	}
+	f.clock.add(sec)
+	res := f.check(t, big)
+	if res.Status != gate.Denied {
+		t.Fatalf("a cost-5 request 1 s later: %v", res.Status)
+	}
+	f.clock.add(res.Decision.RetryAfter)
+	if again := f.check(t, big); again.Status != gate.Allowed {
+		t.Errorf("the cost-5 request retried at its RetryAfter (%v, cached %v): %v (RetryAfter now %v); want allowed",
+			time.Duration(res.Decision.RetryAfter)*time.Microsecond, res.Cached, again.Status, time.Duration(again.Decision.RetryAfter)*time.Microsecond)
 	}
 }

@@ -32,8 +32,10 @@
 // at the price of revocations waiting for the store to come back. A tenant's rules are
 // compiled once per stored version, generation and creation id, so a reload that finds
 // the tenant unchanged keeps the same *limiter.Set values. A cached tenant is also reloaded at the end of its current
-// calendar windows (a local midnight, a Monday, the 1st), so that a change of time zone
-// made within ConfigTTL before that boundary cannot let the old zone open a new window.
+// calendar windows (a local midnight, a Monday, the 1st), and a request of a key with
+// rules of its own reloads it at the end of those rules' windows, so that a change of
+// time zone made within ConfigTTL before that boundary cannot let the old zone open a
+// new window.
 //
 // Each cache is a least-recently-used cache (hashicorp/golang-lru/v2) of at most
 // Config.MaxEntries entries, whose entries carry the instant they were loaded, checked
@@ -83,12 +85,14 @@
 //
 // When a counter denies, the gate remembers (counter key, *limiter.Set) -> (the cost
 // that was denied, the instant T = now + RetryAfter, the decision). Until T, a request
-// for that counter key and set whose cost is at least the cost that was denied is
-// answered Denied from memory with zero store calls: Remaining and Reset as the store
-// last reported them, RetryAfter recomputed as T - now. Admission is monotone in cost
-// and other instances can only consume more, so such a request could not be allowed
-// before T; a request of smaller cost may be, and goes to the store. (For the usual
-// cost of 1 this is "every request of that key until T".) Every check of a request is
+// for that counter key and set of the cost that was denied is answered Denied from
+// memory with zero store calls: Remaining and Reset as the store last reported them,
+// RetryAfter recomputed as T - now. Other instances can only consume more, so such a
+// request could not be allowed before T; a request of smaller cost may be, and goes to
+// the store. So does one of larger cost, which may need longer than T (a bucket's
+// refill, or another rule of the set that admitted the denied cost), except on a set of
+// one fixed window, whose next window, at T, admits any cost. (For the usual cost of 1
+// this is "every request of that key until T".) Every check of a request is
 // looked up before any store call. A tenant-scope counter's key is the same for every
 // API key of the tenant, so its denial answers all of them from memory; counter keys
 // hold the tenant id, so it never answers another tenant. Entries are per process (per
@@ -126,7 +130,9 @@
 // that a client can tell a failing store from a limit.
 //
 // Backend failures are never returned as errors and never panic: Check returns an error
-// only for input no decision could accept (a cost below 1 or above a rule's capacity).
+// only for input no decision could accept (a cost the caller set below 1 or above a
+// rule's capacity). A route's own cost above a rule's capacity (a plan lowered under it)
+// meets the tenant's fail mode, as a merge that no longer compiles does.
 // Stores must honour the context's deadline; every store of pkg/store does.
 //
 // # Reservations

@@ -117,7 +117,7 @@ func (g *Gate) reservedCounters(ctx context.Context, c claims, now int64, dst []
 			return nil, false, nil
 		}
 		if err == nil {
-			t, err = g.configs.forKey(t, rec, now)
+			t, err = g.configs.tenantOfKey(ctx, c.Tenant, rec, now, &calls)
 		}
 		if err != nil {
 			return nil, false, fmt.Errorf("gate: settling: tenant store: %w", err)
