@@ -72,34 +72,45 @@ func (c *inFlight) check(t *testing.T, failedOver *atomic.Int64) gate.Result {
 func TestConcurrencyNeverOverTheLimit(t *testing.T) {
 	forEachSettler(t, func(t *testing.T, counters store.Counters, budget time.Duration, callers func(int) int) {
 		c := newInFlight(t, counters, budget)
-		var now, peak, served, failedOver atomic.Int64
-		var wg sync.WaitGroup
-		for range callers(3 * 32) {
-			wg.Go(func() {
-				for range 10 {
-					res := c.check(t, &failedOver)
-					if !res.Decision.Allowed {
-						continue
-					}
-					n := now.Add(1)
-					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-					}
-					time.Sleep(time.Duration(1+rand.IntN(5)) * time.Millisecond) // the request's work
-					now.Add(-1)
-					served.Add(1)
-					if r, err := c.g.Settle(context.Background(), res.Reservation.ID, 1); err != nil || r.Status != gate.SettleSettled {
-						t.Errorf("settle: %+v, %v", r, err)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		t.Logf("%d requests served, peak %d in flight, %d answered by the fail mode", served.Load(), peak.Load(), failedOver.Load())
-		if p := peak.Load(); p > 10 || p < 2 || served.Load() < 10 {
-			t.Fatalf("peak %d in flight (%d served), want at most 10 and the rule used", p, served.Load())
+		r := c.round(t, callers(3*32))
+		t.Logf("%d requests served, peak %d in flight, %d answered by the fail mode", r.served, r.peak, r.failedOver)
+		if r.peak > 10 || r.peak < 2 || r.served < 10 {
+			t.Fatalf("peak %d in flight (%d served), want at most 10 and the rule used", r.peak, r.served)
 		}
 		checkDeadHolder(t, c)
 	})
+}
+
+// inFlightRound is what one round of requests saw: the peak of requests in flight,
+// those served and the fail mode's answers.
+type inFlightRound struct{ peak, served, failedOver int64 }
+
+// round runs callers goroutines that each send 10 requests: an allowed one holds its
+// slot while it works for a random 1 to 5 ms, then settles.
+func (c *inFlight) round(t *testing.T, callers int) inFlightRound {
+	var now, peak, served, failedOver atomic.Int64
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for range 10 {
+				res := c.check(t, &failedOver)
+				if !res.Decision.Allowed {
+					continue
+				}
+				n := now.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				time.Sleep(time.Duration(1+rand.IntN(5)) * time.Millisecond) // the request's work
+				now.Add(-1)
+				served.Add(1)
+				if r, err := c.g.Settle(context.Background(), res.Reservation.ID, 1); err != nil || r.Status != gate.SettleSettled {
+					t.Errorf("settle: %+v, %v", r, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return inFlightRound{peak.Load(), served.Load(), failedOver.Load()}
 }
 
 // checkDeadHolder takes the 10 slots and never settles them (a process killed while
