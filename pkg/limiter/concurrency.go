@@ -54,6 +54,16 @@ func (s *Set) SlotExpiry(i int, at int64) int64 {
 	return c.slotExpiry(at)
 }
 
+// SlotQuantum returns the quantum of concurrency rule i's slot expiries (lease/16,
+// rounded up to whole microseconds): every expiry is a multiple of it. It is 0 for a
+// rule of another algorithm.
+func (s *Set) SlotQuantum(i int) int64 {
+	if c := &s.rules[i]; c.kind == kindConc {
+		return c.q
+	}
+	return 0
+}
+
 func (c *compiled) slotExpiry(at int64) int64 {
 	e := at + c.period
 	if r := e % c.q; r != 0 {

@@ -47,6 +47,9 @@ func TestConcurrencyHoldsSlotsUntilSettledOrExpired(t *testing.T) {
 	if e < t0+21+16*sec || e > t0+21+17*sec {
 		t.Fatalf("SlotExpiry = %d, want within [lease, lease+lease/16] after", e-t0)
 	}
+	if q := s.SlotQuantum(0); q != sec || e%q != 0 {
+		t.Fatalf("SlotQuantum = %d µs, want lease/16 = 1 s, a divisor of every expiry", q)
+	}
 	if !allowed(t, s, st, e, 1) || !allowed(t, s, st, e, 1) || !allowed(t, s, st, e, 1) {
 		t.Fatal("slots still held after every lease expired")
 	}

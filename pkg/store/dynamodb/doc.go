@@ -113,9 +113,11 @@
 // slot, or opened the window, since) is a probe instead, whose condition always fails,
 // so that the item comes back and the retry decides on its true state: a settle from an
 // instance that has not seen the key costs two round trips. A concurrency release is
-// relative, SET g.x = g.x - 1, ADD n -1, conditioned on g.x > 0, l < x (x live) and the
-// guessed live entries between the slot's own expiry and x holding no slot: settles do
-// not conflict with the instances taking slots. A fixed window (not anchored to a
+// relative, SET g.x = g.x - 1, ADD n -1, conditioned on g.x > 0, l < x (x live) and
+// every live expiry between the slot's own and x (each multiple of the lease's
+// quantum there, whether the guess holds an entry there or not) absent or holding no
+// slot: settles do not conflict with the instances taking slots, and a slot filed
+// where the guess has none is released rather than x. A fixed window (not anchored to a
 // first request) that the settlement leaves in its window is relative too: ADD c
 // :delta, conditioned on ws = :ws (and, for a refund, on c holding the whole refund),
 // so settles and decisions of one window do not conflict. Every other rule's change is

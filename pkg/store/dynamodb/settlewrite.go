@@ -110,8 +110,8 @@ func (p *plan) is(path expr.Path, v int64) expr.Cond {
 // release frees the slot limiter.Set.Settle freed in the guess: one slot of entry x,
 // the first live entry at or after SlotExpiry(at) holding one. The update is relative
 // (x's slots and n less one), so it does not conflict with instances taking slots;
-// the condition pins the branch: x holds a slot and is live (l < x), and the guess's
-// live entries between SlotExpiry(at) and x still hold none. It reports whether the
+// the condition pins the branch: x holds a slot and is live (l < x), and no live
+// entry between SlotExpiry(at) and x holds one (see pinEmpty). It reports whether the
 // guess had a slot to release.
 func (p *plan) release(set *limiter.Set, i int, prefix string, b, a *limiter.State, at, now int64) bool {
 	k := 0
@@ -124,15 +124,39 @@ func (p *plan) release(set *limiter.Set, i int, prefix string, b, a *limiter.Sta
 	x, l, n := b.Log.At(k).At, p.name(prefix, fLast), p.name(prefix, fLogTotal)
 	slot := p.entryPath(prefix, x)
 	p.require(slot.GreaterThan(p.num(0)).And(absentOr(l, l.LessThan(p.num(x)))))
-	e, live := set.SlotExpiry(i, at), max(now, b.Last)
+	p.pinEmpty(set, i, prefix, b, k, set.SlotExpiry(i, at), max(now, b.Last), x)
+	p.update.Set(slot, slot.Plus(p.num(-1)))
+	p.update.Add(n, p.num(-1))
+	return true
+}
+
+// maxPinnedExpiries bounds the expiries pinEmpty conditions one by one: the 17 a
+// rule's live entries span, and as many again for instances whose clocks run ahead.
+const maxPinnedExpiries = 2 * (limiter.LeaseQuanta + 1)
+
+// pinEmpty conditions the release of x on the entries between e (the reservation's
+// SlotExpiry) and x that are live after live holding no slot: every multiple of the
+// rule's quantum there (an expiry is always one), absent or 0, so that a slot filed
+// there that the guess does not hold fails the condition, and the retry, on the item
+// it returns, releases that slot instead. (A guess may lack one: another instance's,
+// or the request's own, filed by a write whose guess was older than the item; were x
+// released in its place, the settle of x's own slot would later find none and a slot
+// would stay held until its lease ended.) Beyond maxPinnedExpiries it pins the guess's
+// entries (the first k of b) alone.
+func (p *plan) pinEmpty(set *limiter.Set, i int, prefix string, b *limiter.State, k int, e, live, x int64) {
+	q := set.SlotQuantum(i)
+	from := max(e, live-live%q+q) // the first expiry after live, at or after e
+	if (x-from)/q <= maxPinnedExpiries {
+		for y := from; y < x; y += q {
+			p.require(p.is(p.entryPath(prefix, y), 0))
+		}
+		return
+	}
 	for j := range k {
 		if y := b.Log.At(j).At; y > live && y >= e {
 			p.require(p.is(p.entryPath(prefix, y), 0))
 		}
 	}
-	p.update.Set(slot, slot.Plus(p.num(-1)))
-	p.update.Add(n, p.num(-1))
-	return true
 }
 
 // settleLog takes a sliding log from before to after: entries removed, changed and
