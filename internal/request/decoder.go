@@ -35,7 +35,7 @@ func NewEventDecoder(keyHeader string) *EventDecoder {
 	}
 	d.other = other
 	t := d.newTarget()
-	if t.single.matches(keyHeader, other) && t.multi.matches(keyHeader, other) {
+	if t.matches(keyHeader, other) {
 		d.keyed = true
 		d.targets.New = func() any { return d.newTarget() }
 		d.targets.Put(t)
@@ -44,8 +44,8 @@ func NewEventDecoder(keyHeader string) *EventDecoder {
 }
 
 func (d *EventDecoder) newTarget() *keyTarget {
-	return &keyTarget{keyHeaders: keyHeaders{single: newKeyMembers[singleMember](d.keyHeader, d.other),
-		multi: newKeyMembers[multiMember](d.keyHeader, d.other)}}
+	return &keyTarget{keyHeaders: keyHeaders{single: newSingleKeys(d.keyHeader, d.other),
+		multi: newMultiKeys(d.keyHeader, d.other)}}
 }
 
 // Decode decodes the JSON of an authorizer event: see DecodeAuthorizerEvent.
@@ -70,8 +70,7 @@ func (d *EventDecoder) Decode(payload []byte) (AuthorizerEvent, error) {
 
 // release empties t, keeping its members' storage, for the next decode.
 func (d *EventDecoder) release(t *keyTarget) {
-	t.single.reset()
-	t.multi.reset()
+	t.reset()
 	t.members = eventMembers[any, any]{}
 	d.targets.Put(t)
 }
