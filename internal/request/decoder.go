@@ -4,15 +4,14 @@ import "sync"
 
 // EventDecoder decodes authorizer events whose API key is in one header, as
 // DecodeAuthorizerEvent does, into one struct whose headers members hold only the key
-// header's members (singleKeys, multiKeys): encoding/json skips the other headers instead of
-// building a string and a map entry for each. An event it cannot read so (a headers
-// member that is null and then an object, the key header null, or the key header in
-// two or more spellings other than its own, which Header orders by spelling) is
-// decoded a second time, into aws-lambda-go's maps, which Header reads. When
-// encoding/json cannot match the key header's name with a struct member (a name with
-// a character no tag holds), every event is decoded once, into the maps. The answer
-// is the same either way.
-// Create it with NewEventDecoder; it is safe for concurrent use.
+// header's members (singleKeys, multiKeys): encoding/json skips the other headers
+// instead of building a string and a map entry for each. An event it cannot read so (a
+// headers member that is null and then an object, the key header null, or the key
+// header in two or more spellings other than its own, which Header orders by spelling)
+// is decoded a second time, into aws-lambda-go's maps, which Header reads. When
+// encoding/json cannot match the key header's name with a struct member (a name with a
+// character no tag holds), every event is decoded once, into the maps. The answer is
+// the same either way. Create it with NewEventDecoder; it is safe for concurrent use.
 type EventDecoder struct {
 	keyHeader string
 	other     string    // another spelling of keyHeader (otherSpelling)
