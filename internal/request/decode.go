@@ -68,7 +68,7 @@ type eventContext struct {
 // than 1.0 and 2.0, an error that says so.
 //
 // It is NewEventDecoder(keyHeader).Decode(payload): a caller that decodes many events
-// keeps the EventDecoder.
+// keeps the EventDecoder, whose doc names the rare events it decodes a second time.
 func DecodeAuthorizerEvent(payload []byte, keyHeader string) (AuthorizerEvent, error) {
 	return NewEventDecoder(keyHeader).Decode(payload)
 }
