@@ -3,6 +3,7 @@ package request_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/edgelimit/edgelimit/internal/request"
@@ -83,4 +84,25 @@ func TestEventDecoderBuildsNoOtherHeaders(t *testing.T) {
 		t.Errorf("%v allocations a decode, %v into maps: want at least 40 fewer", keyed, maps)
 	}
 	t.Logf("%v allocations a decode, %v into maps", keyed, maps)
+}
+
+// An EventDecoder is safe for concurrent use: goroutines decoding different events
+// with one decoder each read their own event's key (go test -race checks the rest).
+func TestEventDecoderConcurrentDecodes(t *testing.T) {
+	d := request.NewEventDecoder("x-api-key")
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				c := keyHeaderCases[(g+i)%len(keyHeaderCases)]
+				payload := []byte(fmt.Sprintf(`{"type": "REQUEST", "methodArn": "arn:%d", "headers": %s, "multiValueHeaders": %s}`, g, c.headers, c.multi))
+				want, _ := reference(payload, "x-api-key")
+				if got, err := d.Decode(payload); err != nil || got != want {
+					t.Errorf("goroutine %d, decode %d: got %+v (%v), want %+v", g, i, got, err, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
