@@ -1,11 +1,13 @@
 // Package authorizer answers API Gateway's Lambda authorizer events with the decisions
 // of a gate.Gate: the REST API (v1) REQUEST and TOKEN authorizers and the HTTP API (v2)
-// payload 2.0 authorizer. Handler.Invoke is the lambda.Handler of the function: it decodes the
-// raw event once with encoding/json (request.DecodeAuthorizerEvent: one struct of the
-// members read of every kind of aws-lambda-go's event types, whose type and version
-// tell the kind) and encodes the reply, one of aws-lambda-go's response types, with
-// encoding/json, its context from a struct of the same keys instead of the type's map. REST, HTTP and HTTPIAM take and return those types, decoded, for
-// `edgelimit dev` and other callers; Token takes a decoded TOKEN event.
+// payload 2.0 authorizer. Handler.Invoke is the lambda.Handler of the function: it
+// decodes the raw event once with encoding/json (request.EventDecoder: one struct of
+// the members read of every kind of aws-lambda-go's event types, whose type and
+// version tell the kind, and of the headers only the key header's members) and
+// encodes the reply, one of aws-lambda-go's response types, with encoding/json, its
+// context from a struct of the same keys instead of the type's map. REST, HTTP and
+// HTTPIAM take and return those types, decoded, for `edgelimit dev` and other callers;
+// Token takes a decoded TOKEN event.
 //
 // # Answers
 //

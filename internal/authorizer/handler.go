@@ -60,6 +60,7 @@ type Config struct {
 // Handler answers authorizer events. Create it with New; it is safe for concurrent use.
 type Handler struct {
 	gate    *gate.Gate
+	events  *request.EventDecoder // of the gate's key header
 	http    HTTPResponse
 	usage   UsageIdentifier
 	log     *slog.Logger // nil: lines
@@ -95,19 +96,20 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Namespace == "" {
 		cfg.Namespace = "edgelimit"
 	}
-	return &Handler{gate: cfg.Gate, http: cfg.HTTPResponse, usage: cfg.UsageIdentifier,
-		log: cfg.Logger, lines: &decisionLog{w: cfg.LogWriter, level: cfg.LogLevel},
+	return &Handler{gate: cfg.Gate, events: request.NewEventDecoder(cfg.Gate.KeyHeader()),
+		http: cfg.HTTPResponse, usage: cfg.UsageIdentifier, log: cfg.Logger, lines: &decisionLog{w: cfg.LogWriter, level: cfg.LogLevel},
 		metrics: newEMF(cfg.Metrics, cfg.Namespace)}, nil
 }
 
 // Invoke answers one raw authorizer event: it is the lambda.Handler of the function.
 // It returns ErrUnauthorized for a 401 and a descriptive error for an event it cannot
 // answer (see the package doc); backend failures are answered, never errors. It decodes
-// the event once (request.DecodeAuthorizerEvent) and encodes with encoding/json the
-// bytes of the response REST, Token, HTTP or HTTPIAM returns for it, from aws-lambda-go's
-// response type with the context as a struct (replyContext) instead of its map.
+// the event once (request.EventDecoder, which reads only the key header's members of
+// the headers) and encodes with encoding/json the bytes of the response REST, Token,
+// HTTP or HTTPIAM returns for it, from aws-lambda-go's response type with the context
+// as a struct (replyContext) instead of its map.
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
-	ev, err := request.DecodeAuthorizerEvent(payload, h.gate.KeyHeader())
+	ev, err := h.events.Decode(payload)
 	if err != nil {
 		return nil, err
 	}

@@ -53,20 +53,19 @@ func newPolicyWire(resp events.APIGatewayCustomAuthorizerResponse, c replyContex
 }
 
 // policy returns the policy document that allows or denies execute-api:Invoke on
-// resource, this request's methodArn or routeArn, and nothing else.
+// resource, this request's methodArn or routeArn, and nothing else. Its statement and
+// the statement's two lists share one allocation.
 func policy(allow bool, resource string) events.APIGatewayCustomAuthorizerPolicy {
 	effect := "Deny"
 	if allow {
 		effect = "Allow"
 	}
-	return events.APIGatewayCustomAuthorizerPolicy{
-		Version: "2012-10-17",
-		Statement: []events.IAMPolicyStatement{{
-			Action:   []string{"execute-api:Invoke"},
-			Effect:   effect,
-			Resource: []string{resource},
-		}},
-	}
+	p := &struct {
+		statement        [1]events.IAMPolicyStatement
+		action, resource [1]string
+	}{action: [1]string{"execute-api:Invoke"}, resource: [1]string{resource}}
+	p.statement[0] = events.IAMPolicyStatement{Action: p.action[:], Effect: effect, Resource: p.resource[:]}
+	return events.APIGatewayCustomAuthorizerPolicy{Version: "2012-10-17", Statement: p.statement[:]}
 }
 
 // replyContext is the authorizer context of a Result (the Ctx keys) as a struct, so

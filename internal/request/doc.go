@@ -6,9 +6,10 @@
 //     API TOKEN (FromTokenAuthorizer: the token is the key, the route the methodArn's,
 //     and there is no source IP) and HTTP API payload 2.0 (FromHTTPAuthorizer), for
 //     `edgelimit dev` and callers holding a decoded event; and any of them from its raw
-//     JSON (DecodeAuthorizerEvent: encoding/json decodes it once into one struct of the
-//     members read of aws-lambda-go's types, whose type and version tell the kind), for
-//     the authorizer function;
+//     JSON (DecodeAuthorizerEvent, or an EventDecoder kept for many events:
+//     encoding/json decodes it once into one struct of the members read of
+//     aws-lambda-go's types, whose type and version tell the kind, and of the headers
+//     only the key header's members), for the authorizer function;
 //   - Lambda proxy events, for pkg/middleware: REST API v1 (FromRESTProxy), HTTP API
 //     payload 2.0 (FromHTTPProxy), function URLs (FromFunctionURL) and ALB targets
 //     (FromALB);
