@@ -3,8 +3,8 @@ package admin
 import (
 	"context"
 	"errors"
-
 	"fmt"
+
 	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/tenant"

@@ -34,22 +34,11 @@ type simulateNames struct {
 	Trace    string         `json:"trace"`
 }
 
-// Decision is one request of a simulation, as `edgelimit simulate` prints it.
-type Decision struct {
-	T            float64 `json:"t"`
-	Key          string  `json:"key"`
-	Cost         int64   `json:"cost"`
-	Allowed      bool    `json:"allowed"`
-	Remaining    int64   `json:"remaining"`
-	RetryAfterMs int64   `json:"retry_after_ms"`
-	DelayMs      *int64  `json:"delay_ms,omitempty"`
-}
-
 // simulateJSON is the answer of POST SimulatePath.
 type simulateJSON struct {
-	Decisions []Decision `json:"decisions"`
-	Allowed   int        `json:"allowed"`
-	Total     int        `json:"total"`
+	Decisions []simulate.Line `json:"decisions"` // as `edgelimit simulate` prints them
+	Allowed   int             `json:"allowed"`
+	Total     int             `json:"total"`
 }
 
 // serveSimulate answers POST SimulatePath: the trace through the rule set, each key
@@ -130,14 +119,8 @@ func run(set *limiter.Set, reqs []simulate.Request) (simulateJSON, error) {
 	if err != nil {
 		return simulateJSON{}, err
 	}
-	out := simulateJSON{Decisions: make([]Decision, len(lines)), Total: len(reqs)}
-	for i, l := range lines {
-		t, err := l.T.Float64()
-		if err != nil {
-			return simulateJSON{}, err
-		}
-		out.Decisions[i] = Decision{T: t, Key: l.Key, Cost: l.Cost, Allowed: l.Allowed, Remaining: l.Remaining,
-			RetryAfterMs: l.RetryAfterMs, DelayMs: l.DelayMs}
+	out := simulateJSON{Decisions: lines, Total: len(reqs)}
+	for _, l := range lines {
 		if l.Allowed {
 			out.Allowed++
 		}
