@@ -187,15 +187,13 @@ func pending(t tenant.Tenant, now int64) []pendingZone {
 // calendarUnits returns the calendar units of the tenant's rules and its routes' rules,
 // in the order day, week, month.
 func calendarUnits(t tenant.Tenant) []limiter.Unit {
-	used := map[limiter.Unit]bool{}
 	rules := slices.Clone(t.Rules)
 	for _, r := range t.Routes {
 		rules = append(rules, r.Rules...)
 	}
-	for _, r := range rules {
-		used[r.Period.Unit()] = true
-	}
-	return slices.DeleteFunc([]limiter.Unit{limiter.Day, limiter.Week, limiter.Month}, func(u limiter.Unit) bool { return !used[u] })
+	return slices.DeleteFunc([]limiter.Unit{limiter.Day, limiter.Week, limiter.Month}, func(u limiter.Unit) bool {
+		return !slices.ContainsFunc(rules, func(r limiter.Rule) bool { return r.Period.Unit() == u })
+	})
 }
 
 // formatTime renders microseconds since the Unix epoch as RFC 3339 in UTC.
