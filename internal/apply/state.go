@@ -60,16 +60,13 @@ func Encode(s *State, yaml bool) ([]byte, error) {
 	writeObjects(&b, s.Plans)
 	b.WriteString("],\n\"tenants\": [")
 	writeObjects(&b, s.Tenants)
-	b.WriteString("],\n\"keys\": {")
-	for i, id := range slices.Sorted(maps.Keys(s.Keys)) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(id)
-		v, _ := json.Marshal(s.Keys[id])
-		fmt.Fprintf(&b, "\n%s: %s", k, v)
+	keys, _ := json.Marshal(s.Keys) // in key id order
+	if s.Keys == nil {
+		keys = []byte("{}")
 	}
-	b.WriteString("}}")
+	b.WriteString("],\n\"keys\": ")
+	b.Write(keys)
+	b.WriteString("}")
 	var out bytes.Buffer
 	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
 		return nil, fmt.Errorf("apply: encoding: %w", err)
