@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/edgelimit/edgelimit/internal/admin"
 	"github.com/edgelimit/edgelimit/internal/authorizer"
 	"github.com/edgelimit/edgelimit/internal/headers"
 	"github.com/edgelimit/edgelimit/internal/request"
@@ -30,7 +31,7 @@ type Config struct {
 	// reservation through Settle.
 	Upstream *url.URL
 	// Settle settles reservations (gate.Gate.Settle); nil settles none.
-	Settle SettleFunc
+	Settle admin.SettleFunc
 	// Logger receives one record per settle; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -40,7 +41,7 @@ type Server struct {
 	auth   *authorizer.Handler
 	admin  http.Handler
 	next   http.Handler
-	settle SettleFunc
+	settle admin.SettleFunc
 	log    *slog.Logger
 }
 
