@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -102,14 +103,12 @@ func compact(v any) string {
 func writeValue(b *strings.Builder, v any) {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := slices.SortedFunc(maps.Keys(v), byFieldOrder)
 		b.WriteByte('{')
-		for i, k := range keys {
+		for i, k := range slices.SortedFunc(maps.Keys(v), byFieldOrder) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			name, _ := json.Marshal(k)
-			b.Write(name)
+			writeValue(b, k)
 			b.WriteString(": ")
 			writeValue(b, v[k])
 		}
@@ -134,10 +133,7 @@ func writeValue(b *strings.Builder, v any) {
 
 // byFieldOrder compares field names in fieldOrder, then lexically.
 func byFieldOrder(x, y string) int {
-	if ix, iy := orderOf(x), orderOf(y); ix != iy {
-		return ix - iy
-	}
-	return strings.Compare(x, y)
+	return cmp.Or(orderOf(x)-orderOf(y), strings.Compare(x, y))
 }
 
 func orderOf(field string) int {
