@@ -131,16 +131,9 @@ func usageChecks(sets *tenant.Sets, who identity) []tenant.Check {
 		}
 		all = sets.RouteChecks(all, rs, caller)
 	}
-	out := all[:0]
-	for _, c := range all {
-		switch {
-		case c.Scope == limiter.ScopeKey && who.keyID == "" && who.ip == "",
-			c.Scope == limiter.ScopeIP && who.ip == "":
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
+	return slices.DeleteFunc(all, func(c tenant.Check) bool {
+		return c.Scope == limiter.ScopeKey && who.keyID == "" && who.ip == "" || c.Scope == limiter.ScopeIP && who.ip == ""
+	})
 }
 
 // ruleUsageOf reports rule i of check c from its peeked outcome o.
