@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,12 +85,8 @@ func isAdminPath(path string) bool {
 }
 
 func allowed(resp events.APIGatewayCustomAuthorizerResponse) bool {
-	for _, st := range resp.PolicyDocument.Statement {
-		if st.Effect != "Allow" {
-			return false
-		}
-	}
-	return len(resp.PolicyDocument.Statement) > 0
+	sts := resp.PolicyDocument.Statement
+	return len(sts) > 0 && !slices.ContainsFunc(sts, func(st events.IAMPolicyStatement) bool { return st.Effect != "Allow" })
 }
 
 // contextKey carries the authorizer's context to the echo.
