@@ -80,11 +80,10 @@ func openTrace(path string, stdin io.Reader) (io.ReadCloser, error) {
 		return io.NopCloser(stdin), nil
 	}
 	f, err := os.Open(path)
+	if pe, ok := errors.AsType[*os.PathError](err); ok {
+		err = pe.Err // the flag names the path
+	}
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the flag names the path
-		}
 		return nil, err
 	}
 	return f, nil

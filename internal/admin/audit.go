@@ -45,10 +45,7 @@ type requestInfoKey struct{}
 // withCaller returns ctx carrying the caller of an API Gateway event and the event's
 // request id.
 func withCaller(ctx context.Context, caller, requestID string) context.Context {
-	if caller == "" {
-		caller = unknownCaller
-	}
-	return context.WithValue(ctx, requestInfoKey{}, requestInfo{caller: caller, requestID: requestID})
+	return context.WithValue(ctx, requestInfoKey{}, requestInfo{caller: cmp.Or(caller, unknownCaller), requestID: requestID})
 }
 
 // withRequest returns r with its method recorded for the audit trail, and LocalCaller

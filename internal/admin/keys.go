@@ -207,12 +207,7 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, p params) er
 		return nil
 	}
 	h.auditKey(r.Context(), OpKeyRevoke, p.id, p.keyID)
-	rec, err := h.findKey(r.Context(), p.id, p.keyID)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, keyOf(rec))
-	return nil
+	return h.getKey(w, r, p) // the record, revoked
 }
 
 // findKey returns the tenant's key record keyID: a 404 problem when there is none.

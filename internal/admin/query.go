@@ -14,13 +14,10 @@ func query(r *http.Request, allowed ...string) (map[string]string, error) {
 	out := map[string]string{}
 	for name, values := range r.URL.Query() {
 		if !slices.Contains(allowed, name) {
-			detail := "unknown query parameter"
-			if len(allowed) > 0 {
-				detail += ": want " + strings.Join(allowed, ", ")
-			} else {
-				detail += ": this request takes none"
+			if len(allowed) == 0 {
+				return nil, paramError(name, "", "unknown query parameter: this request takes none")
 			}
-			return nil, paramError(name, "", detail)
+			return nil, paramError(name, "", "unknown query parameter: want "+strings.Join(allowed, ", "))
 		}
 		if len(values) > 1 {
 			return nil, paramError(name, "", "is given more than once")

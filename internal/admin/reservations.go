@@ -14,11 +14,6 @@ import (
 // SettleFunc settles a reservation at a cost: gate.Gate.Settle.
 type SettleFunc func(ctx context.Context, id string, cost int64) (gate.SettleResult, error)
 
-// settleBody is the body of POST /reservations/{id}.
-type settleBody struct {
-	Cost *int64 `json:"cost"`
-}
-
 // settleReservation answers POST /reservations/{id} {"cost": N}: 200 with the
 // gate.SettleResult when it was settled now or before (already_settled); 404 for an
 // unknown (malformed or forged) id or without reservations, 410 for an expired one,
@@ -51,7 +46,9 @@ func (h *Handler) settleReservation(w http.ResponseWriter, r *http.Request, p pa
 func decodeSettle(body []byte) (int64, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	var b settleBody
+	var b struct {
+		Cost *int64 `json:"cost"`
+	}
 	if err := dec.Decode(&b); err != nil {
 		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 			return 0, fieldError("cost", "", "must be an integer from 0 to 10^12")

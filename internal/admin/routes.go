@@ -28,12 +28,6 @@ type method struct {
 	query  []string // the query parameters it takes: any other is a 400 problem
 }
 
-// Route names one operation the handler serves: an HTTP method and a path pattern as
-// docs/openapi.yaml writes it.
-type Route struct {
-	Method, Pattern string
-}
-
 // routeTable lists every route the handler serves.
 func (h *Handler) routeTable() []route {
 	page := []string{"limit", "page_token"}
@@ -51,17 +45,6 @@ func (h *Handler) routeTable() []route {
 		{"/plans/{id}", []method{{http.MethodGet, h.getPlan, nil}, {http.MethodPut, h.putPlan, nil}, {http.MethodDelete, h.deletePlan, nil}}},
 		{"/reservations/{id}", []method{{http.MethodPost, h.settleReservation, nil}}}, // {id}: the reservation's
 	}
-}
-
-// Routes lists the operations the handler serves, for documentation and tests.
-func (h *Handler) Routes() []Route {
-	var out []Route
-	for _, rt := range h.routes {
-		for _, m := range rt.methods {
-			out = append(out, Route{Method: m.name, Pattern: rt.pattern})
-		}
-	}
-	return out
 }
 
 // match finds the method of r's path and the path's parameters: a 404 problem when no

@@ -131,16 +131,9 @@ func usageChecks(sets *tenant.Sets, who identity) []tenant.Check {
 		}
 		all = sets.RouteChecks(all, rs, caller)
 	}
-	out := all[:0]
-	for _, c := range all {
-		switch {
-		case c.Scope == limiter.ScopeKey && who.keyID == "" && who.ip == "",
-			c.Scope == limiter.ScopeIP && who.ip == "":
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
+	return slices.DeleteFunc(all, func(c tenant.Check) bool {
+		return c.Scope == limiter.ScopeKey && who.keyID == "" && who.ip == "" || c.Scope == limiter.ScopeIP && who.ip == ""
+	})
 }
 
 // ruleUsageOf reports rule i of check c from its peeked outcome o.
@@ -187,15 +180,13 @@ func pending(t tenant.Tenant, now int64) []pendingZone {
 // calendarUnits returns the calendar units of the tenant's rules and its routes' rules,
 // in the order day, week, month.
 func calendarUnits(t tenant.Tenant) []limiter.Unit {
-	used := map[limiter.Unit]bool{}
 	rules := slices.Clone(t.Rules)
 	for _, r := range t.Routes {
 		rules = append(rules, r.Rules...)
 	}
-	for _, r := range rules {
-		used[r.Period.Unit()] = true
-	}
-	return slices.DeleteFunc([]limiter.Unit{limiter.Day, limiter.Week, limiter.Month}, func(u limiter.Unit) bool { return !used[u] })
+	return slices.DeleteFunc([]limiter.Unit{limiter.Day, limiter.Week, limiter.Month}, func(u limiter.Unit) bool {
+		return !slices.ContainsFunc(rules, func(r limiter.Rule) bool { return r.Period.Unit() == u })
+	})
 }
 
 // formatTime renders microseconds since the Unix epoch as RFC 3339 in UTC.

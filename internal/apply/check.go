@@ -26,7 +26,9 @@ func check(want, have *State, prune bool) error {
 			return fmt.Errorf("tenant %s: plan %q is neither in the file nor on the server", id, plan)
 		}
 	}
-	if err := checkMerges(want.Tenants, serverOnly(want.Plans, have.Plans), false); err != nil {
+	serverOnly := maps.Clone(have.Plans) // the plans that only the server holds
+	maps.DeleteFunc(serverOnly, func(id string, _ Object) bool { _, ok := want.Plans[id]; return ok })
+	if err := checkMerges(want.Tenants, serverOnly, false); err != nil {
 		return err
 	}
 	for _, id := range slices.Sorted(maps.Keys(want.Keys)) {
@@ -52,15 +54,4 @@ func checkKey(id string, want, have *State, prune bool) error {
 		return fmt.Errorf("key %s: its tenant %s is not in the file, so --prune would delete it with its keys", id, w.Tenant)
 	}
 	return nil
-}
-
-// serverOnly returns the plans of have that want does not hold.
-func serverOnly(want, have map[string]Object) map[string]Object {
-	out := map[string]Object{}
-	for id, p := range have {
-		if _, ok := want[id]; !ok {
-			out[id] = p
-		}
-	}
-	return out
 }

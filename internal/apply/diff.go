@@ -164,13 +164,11 @@ func at(l []any, i int) any {
 	return nil
 }
 
-// join adds field k to a path: .k, or ["k"] when k is not a plain name.
+// join adds field k to a path: .k, or ["k"] when k is not a plain name (ASCII
+// letters, digits, '_' and '-').
 func join(path, k string) string {
-	plain := k != "" && strings.IndexFunc(k, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	}) < 0
 	switch {
-	case !plain:
+	case k == "" || strings.Trim(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "":
 		return path + "[" + strconv.Quote(k) + "]"
 	case path == "":
 		return k

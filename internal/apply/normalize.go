@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -90,13 +91,6 @@ func toObject(t tenant.Tenant) (Object, error) {
 	if err := decodeObject(data, &out); err != nil {
 		return nil, err
 	}
-	for _, f := range serverManaged {
-		delete(out, f)
-	}
-	for f, v := range out {
-		if v == nil {
-			delete(out, f)
-		}
-	}
+	maps.DeleteFunc(out, func(f string, v any) bool { return v == nil || slices.Contains(serverManaged, f) })
 	return out, nil
 }

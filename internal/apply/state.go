@@ -2,6 +2,7 @@ package apply
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -60,16 +61,13 @@ func Encode(s *State, yaml bool) ([]byte, error) {
 	writeObjects(&b, s.Plans)
 	b.WriteString("],\n\"tenants\": [")
 	writeObjects(&b, s.Tenants)
-	b.WriteString("],\n\"keys\": {")
-	for i, id := range slices.Sorted(maps.Keys(s.Keys)) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(id)
-		v, _ := json.Marshal(s.Keys[id])
-		fmt.Fprintf(&b, "\n%s: %s", k, v)
+	keys, _ := json.Marshal(s.Keys) // in key id order
+	if s.Keys == nil {
+		keys = []byte("{}")
 	}
-	b.WriteString("}}")
+	b.WriteString("],\n\"keys\": ")
+	b.Write(keys)
+	b.WriteString("}")
 	var out bytes.Buffer
 	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
 		return nil, fmt.Errorf("apply: encoding: %w", err)
@@ -105,14 +103,12 @@ func compact(v any) string {
 func writeValue(b *strings.Builder, v any) {
 	switch v := v.(type) {
 	case map[string]any:
-		keys := slices.SortedFunc(maps.Keys(v), byFieldOrder)
 		b.WriteByte('{')
-		for i, k := range keys {
+		for i, k := range slices.SortedFunc(maps.Keys(v), byFieldOrder) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			name, _ := json.Marshal(k)
-			b.Write(name)
+			writeValue(b, k)
 			b.WriteString(": ")
 			writeValue(b, v[k])
 		}
@@ -137,10 +133,7 @@ func writeValue(b *strings.Builder, v any) {
 
 // byFieldOrder compares field names in fieldOrder, then lexically.
 func byFieldOrder(x, y string) int {
-	if ix, iy := orderOf(x), orderOf(y); ix != iy {
-		return ix - iy
-	}
-	return strings.Compare(x, y)
+	return cmp.Or(orderOf(x)-orderOf(y), strings.Compare(x, y))
 }
 
 func orderOf(field string) int {

@@ -71,11 +71,10 @@ func isLoopbackURL(raw string) bool {
 // tableExists asks DynamoDB whether the table exists (in any state).
 func tableExists(ctx context.Context, client *dynamodb.Client, table string) (bool, error) {
 	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	var notFound *types.ResourceNotFoundException
-	switch {
-	case errors.As(err, &notFound):
+	if _, notFound := errors.AsType[*types.ResourceNotFoundException](err); notFound {
 		return false, nil
-	case err != nil:
+	}
+	if err != nil {
 		return false, fmt.Errorf("config: DynamoDB table %s: %w", table, err)
 	}
 	return true, nil

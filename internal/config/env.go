@@ -182,7 +182,10 @@ func (c *Config) parseChoices(get func(string) string) error {
 	if err := parseBool(EnvUpstashPipelining, get(EnvUpstashPipelining), &c.UpstashPipelining); err != nil {
 		return err
 	}
-	return c.parseLogLevel(get(EnvLogLevel))
+	if s := get(EnvLogLevel); s != "" && c.LogLevel.UnmarshalText([]byte(s)) != nil {
+		return fmt.Errorf("config: %s = %q: want debug, info, warn or error", EnvLogLevel, s)
+	}
+	return nil
 }
 
 // parseBool sets *v from s, the value of the variable name, unless s is empty.
@@ -195,16 +198,6 @@ func parseBool(name, s string, v *bool) error {
 		return fmt.Errorf("config: %s = %q: want true or false", name, s)
 	}
 	*v = b
-	return nil
-}
-
-func (c *Config) parseLogLevel(s string) error {
-	if s == "" {
-		return nil
-	}
-	if err := c.LogLevel.UnmarshalText([]byte(s)); err != nil {
-		return fmt.Errorf("config: %s = %q: want debug, info, warn or error", EnvLogLevel, s)
-	}
 	return nil
 }
 

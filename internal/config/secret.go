@@ -43,16 +43,14 @@ func (c Config) readSecret(ctx context.Context, opts Options, name, arn string) 
 	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "secretsmanager", awsCfg.Region, time.Now()); err != nil {
 		return "", fmt.Errorf("config: %s: sign: %w", name, err)
 	}
-	var client interface {
-		Do(*http.Request) (*http.Response, error)
-	} = awsCfg.HTTPClient // the SDK's, with the environment's CA bundle
-	if opts.HTTPClient != nil {
-		client = opts.HTTPClient
+	do := http.DefaultClient.Do
+	switch {
+	case opts.HTTPClient != nil:
+		do = opts.HTTPClient.Do
+	case awsCfg.HTTPClient != nil: // the SDK's, with the environment's CA bundle
+		do = awsCfg.HTTPClient.Do
 	}
-	if client == nil {
-		client = http.DefaultClient
-	}
-	return sendSecretRequest(client.Do, req, name)
+	return sendSecretRequest(do, req, name)
 }
 
 func sendSecretRequest(do func(*http.Request) (*http.Response, error), req *http.Request, name string) (string, error) {

@@ -37,14 +37,9 @@ func (c Config) buildUpstash(ctx context.Context, opts Options) (*Stores, error)
 	return &Stores{
 		Tenants:  upstash.NewTenants(client, upstash.TenantsConfig{Prefix: c.UpstashPrefix}),
 		Counters: upstash.NewCounters(client, upstash.CountersConfig{}),
-		warmUp:   upstashWarmUp(client),
+		warmUp: func(ctx context.Context) error { // a PING
+			_, err := client.Do(ctx, "PING")
+			return err
+		},
 	}, nil
-}
-
-// upstashWarmUp returns the warm-up of client: a PING.
-func upstashWarmUp(client *upstashrest.Client) func(context.Context) error {
-	return func(ctx context.Context) error {
-		_, err := client.Do(ctx, "PING")
-		return err
-	}
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,14 +60,21 @@ func serveSimulate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reqs, err := simulate.ParseTrace(strings.NewReader(req.Trace), set)
+	var lines []simulate.Line
 	if err == nil {
-		var out simulateJSON
-		if out, err = run(set, reqs); err == nil {
-			writeJSON(w, http.StatusOK, out)
-			return
+		lines, err = simulate.Decide(set, reqs) // what `edgelimit simulate` prints, line for line
+	}
+	if err != nil {
+		admin.WriteProblem(w, r, "invalid-field", "trace", err.Error())
+		return
+	}
+	out := simulateJSON{Decisions: lines, Total: len(reqs)}
+	for _, l := range lines {
+		if l.Allowed {
+			out.Allowed++
 		}
 	}
-	admin.WriteProblem(w, r, "invalid-field", "trace", err.Error())
+	writeJSON(w, http.StatusOK, out)
 }
 
 // readSimulateRequest reads the body strictly, as the admin API reads its own: on a
@@ -91,10 +99,7 @@ func readSimulateRequest(w http.ResponseWriter, r *http.Request) (simulateReques
 
 // ruleSet builds the set of req's rules in its time zone; an error names the field.
 func ruleSet(req simulateRequest) (*limiter.Set, string, error) {
-	zone := req.Timezone
-	if zone == "" {
-		zone = "UTC"
-	}
+	zone := cmp.Or(req.Timezone, "UTC")
 	loc, err := tenant.LoadLocation(zone)
 	if err != nil || zone == "Local" {
 		return nil, "timezone", fmt.Errorf("%q is not an IANA time zone such as \"Europe/London\"", zone)
@@ -110,22 +115,6 @@ func ruleSet(req simulateRequest) (*limiter.Set, string, error) {
 	}
 	set, err := limiter.NewSet(rules, limiter.FixedZone(loc))
 	return set, "rules", err
-}
-
-// run replays reqs with simulate.Decide: the answer is what `edgelimit simulate`
-// prints, line for line.
-func run(set *limiter.Set, reqs []simulate.Request) (simulateJSON, error) {
-	lines, err := simulate.Decide(set, reqs)
-	if err != nil {
-		return simulateJSON{}, err
-	}
-	out := simulateJSON{Decisions: lines, Total: len(reqs)}
-	for _, l := range lines {
-		if l.Allowed {
-			out.Allowed++
-		}
-	}
-	return out, nil
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -74,15 +74,14 @@ func (t *Traffic) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	data := append(t.partial, p...)
-	for {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			break
+	t.partial = nil
+	for line := range bytes.Lines(data) {
+		if line, ok := bytes.CutSuffix(line, []byte("\n")); ok {
+			t.count(line)
+		} else {
+			t.partial = slices.Clone(line)
 		}
-		t.count(data[:i])
-		data = data[i+1:]
 	}
-	t.partial = slices.Clone(data)
 	return len(p), nil
 }
 

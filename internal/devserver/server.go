@@ -10,11 +10,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/edgelimit/edgelimit/internal/admin"
 	"github.com/edgelimit/edgelimit/internal/authorizer"
 	"github.com/edgelimit/edgelimit/internal/headers"
 	"github.com/edgelimit/edgelimit/internal/request"
@@ -30,7 +32,7 @@ type Config struct {
 	// reservation through Settle.
 	Upstream *url.URL
 	// Settle settles reservations (gate.Gate.Settle); nil settles none.
-	Settle SettleFunc
+	Settle admin.SettleFunc
 	// Logger receives one record per settle; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -40,7 +42,7 @@ type Server struct {
 	auth   *authorizer.Handler
 	admin  http.Handler
 	next   http.Handler
-	settle SettleFunc
+	settle admin.SettleFunc
 	log    *slog.Logger
 }
 
@@ -83,12 +85,8 @@ func isAdminPath(path string) bool {
 }
 
 func allowed(resp events.APIGatewayCustomAuthorizerResponse) bool {
-	for _, st := range resp.PolicyDocument.Statement {
-		if st.Effect != "Allow" {
-			return false
-		}
-	}
-	return len(resp.PolicyDocument.Statement) > 0
+	sts := resp.PolicyDocument.Statement
+	return len(sts) > 0 && !slices.ContainsFunc(sts, func(st events.IAMPolicyStatement) bool { return st.Effect != "Allow" })
 }
 
 // contextKey carries the authorizer's context to the echo.

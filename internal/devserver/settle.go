@@ -7,11 +7,7 @@ import (
 	"net/url"
 
 	"github.com/edgelimit/edgelimit/internal/headers"
-	"github.com/edgelimit/edgelimit/pkg/gate"
 )
-
-// SettleFunc settles a reservation at a cost: gate.Gate.Settle.
-type SettleFunc func(ctx context.Context, id string, cost int64) (gate.SettleResult, error)
 
 // reservationKey carries an allowed request's reservation id to the proxy.
 type reservationKey struct{}

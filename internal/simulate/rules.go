@@ -28,9 +28,12 @@ func ParseRules(plan string, rules []string, loc *time.Location) (*limiter.Set, 
 		}
 		base = p.Rules
 	}
-	own, err := parseEach(rules)
-	if err != nil {
-		return nil, err
+	own := make([]limiter.Rule, len(rules))
+	for i, js := range rules {
+		var err error
+		if own[i], err = limiter.ParseRule([]byte(js)); err != nil {
+			return nil, fmt.Errorf("--rule %d: %v", i+1, err) // numbered from 1, as the flags are
+		}
 	}
 	if plan == "" || len(own) > 0 {
 		if _, err := limiter.NewSet(own, nil); err != nil {
@@ -42,18 +45,6 @@ func ParseRules(plan string, rules []string, loc *time.Location) (*limiter.Set, 
 		return nil, fmt.Errorf("--plan with the --rule flags: %v", err)
 	}
 	return set, nil
-}
-
-// parseEach parses each rule, numbering errors from 1 as the flags are.
-func parseEach(rules []string) ([]limiter.Rule, error) {
-	parsed := make([]limiter.Rule, len(rules))
-	for i, js := range rules {
-		var err error
-		if parsed[i], err = limiter.ParseRule([]byte(js)); err != nil {
-			return nil, fmt.Errorf("--rule %d: %v", i+1, err)
-		}
-	}
-	return parsed, nil
 }
 
 // setIndex is the rule index that limiter.NewSet's field paths start with, from 0.

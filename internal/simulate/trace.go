@@ -110,11 +110,10 @@ func ParseTime(s string) (int64, error) {
 	}
 	var at int64
 	if s[0] >= '0' && s[0] <= '9' && !strings.ContainsAny(s, "-:T") {
-		us, err := parseSeconds(s)
-		if err != nil {
+		var err error
+		if at, err = parseSeconds(s); err != nil {
 			return 0, err
 		}
-		at = us
 	} else {
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
@@ -146,5 +145,5 @@ func parseSeconds(s string) (int64, error) {
 
 // formatSeconds writes microseconds as seconds with 6 decimals.
 func formatSeconds(us int64) string {
-	return strconv.FormatInt(us/1_000_000, 10) + "." + fmt.Sprintf("%06d", us%1_000_000)
+	return fmt.Sprintf("%d.%06d", us/1_000_000, us%1_000_000)
 }
