@@ -152,3 +152,23 @@ func TestTenantThatDoesNotMergeWithItsPlanWritesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestSeveralProblemsReportTheSameOneEachTime: a file with more than one bad entry
+// names the same one on every parse (the first key id, then the first field, in
+// sorted order), where a walk of Go's maps once named either at random.
+func TestSeveralProblemsReportTheSameOneEachTime(t *testing.T) {
+	cases := []struct{ name, file, want string }{
+		{"keys", "keys: {zzzzkey1: {tenant: acme, status: paused}, acmekey1: {tenant: acme, secret: x, rules: []}}", "keys.acmekey1.rules: unknown field"},
+		{"plan fields", "plans: [{id: free, rules: [" + rule + "], zeta: 1, alpha: 2}]", "plans[0] (free): alpha: unknown field"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for range 50 {
+				_, err := apply.Parse("f.yaml", []byte(c.file))
+				if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+					t.Fatalf("Parse: %v, want an error starting %q", err, c.want)
+				}
+			}
+		})
+	}
+}

@@ -48,7 +48,7 @@ func normalizeTenant(obj Object) (Object, error) {
 // normalizePlan validates a plan as the admin API does (tenant.DecodePlan: its rules
 // and routes, as a tenant's) and fills in their defaults.
 func normalizePlan(obj Object) (Object, error) {
-	for field := range obj {
+	for _, field := range slices.Sorted(maps.Keys(obj)) {
 		if !planFields[field] {
 			return nil, fmt.Errorf("%s: unknown field: a plan holds id, rules and routes", field)
 		}

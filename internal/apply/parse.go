@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,8 +54,8 @@ func Parse(name string, data []byte) (*State, error) {
 	if err := checkMerges(s.Tenants, s.Plans, true); err != nil {
 		return nil, err
 	}
-	for id, raw := range f.Keys {
-		k, err := parseKey(id, raw)
+	for _, id := range slices.Sorted(maps.Keys(f.Keys)) {
+		k, err := parseKey(id, f.Keys[id])
 		if err != nil {
 			return nil, err
 		}
@@ -107,8 +109,8 @@ func parseKey(id string, raw json.RawMessage) (Key, error) {
 		return Key{}, fmt.Errorf("%s: must be an object with tenant and status", where)
 	}
 	var k Key
-	for field, v := range obj {
-		s, ok := v.(string)
+	for _, field := range slices.Sorted(maps.Keys(obj)) {
+		s, ok := obj[field].(string)
 		switch {
 		case field != "tenant" && field != "status":
 			return Key{}, fmt.Errorf("%s.%s: unknown field: the admin API keeps a key's tenant and status only (no rules, no metadata, never its secret)", where, field)
