@@ -137,8 +137,7 @@ func NewClient(cfg Config) (*Client, error) {
 }
 
 // Requests returns how many HTTP requests the client has handed to net/http, whatever
-// came back. Tests and
-// benchmarks divide it by the calls made.
+// came back. Tests and benchmarks divide it by the calls made.
 func (c *Client) Requests() int64 { return c.requests.Load() }
 
 func parseURL(raw string) (*url.URL, error) {

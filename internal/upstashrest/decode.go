@@ -52,8 +52,7 @@ func decodeBatch(status int, body []byte, path string, n int) ([]Result, error) 
 	results := make([]Result, n)
 	for i, item := range items {
 		r, err := parseOne(item, "")
-		var ce *CommandError
-		if err != nil && !errors.As(err, &ce) {
+		if err != nil && !errors.As(err, new(*CommandError)) {
 			return nil, err // a malformed item makes the whole reply untrustworthy
 		}
 		results[i] = Result{Reply: r, Err: err}

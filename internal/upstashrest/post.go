@@ -61,17 +61,13 @@ func (c *Client) postHTTP(ctx context.Context, auth, path string, body []byte) (
 	return resp.StatusCode, reply, resp.Header.Get(headerSyncToken), nil
 }
 
-// keepSyncToken remembers tok, an answer's upstash-sync-token, to send it back.
+// keepSyncToken remembers tok, an answer's upstash-sync-token, to send it back when it
+// holds only printable ASCII, safe to send in a header.
 func (c *Client) keepSyncToken(tok string) {
-	if tok == "" || c.noSync || !printable(tok) {
+	if tok == "" || c.noSync || strings.ContainsFunc(tok, func(r rune) bool { return r < ' ' || r > '~' }) {
 		return
 	}
 	c.syncToken.Store(&tok)
-}
-
-// printable reports whether s holds only printable ASCII, safe to send in a header.
-func printable(s string) bool {
-	return !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r > '~' })
 }
 
 // errReplyTooLarge is readBody's answer to a body over its cap.

@@ -171,11 +171,8 @@ func (e *CommandError) Code() string {
 // IsNoScript reports whether err is the server's NOSCRIPT error: EVALSHA named a
 // script that is not in its cache (the script did not run).
 func IsNoScript(err error) bool {
-	if err == nil {
-		return false
-	}
-	var ce *CommandError
-	return errors.As(err, &ce) && ce.Code() == "NOSCRIPT"
+	ce, ok := errors.AsType[*CommandError](err)
+	return ok && ce.Code() == "NOSCRIPT"
 }
 
 // StatusError reports an HTTP status other than 200, 400 and 401, such as a 500

@@ -83,8 +83,7 @@ func ReadFile(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	file, err := DecodeFile(data)
-	var fe *FileError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*FileError](err); ok {
 		fe.File = path
 	}
 	return file, err
@@ -260,8 +259,7 @@ func LoadFileWith(path string, check func(limiter.Rule) error, create func(tenan
 	if err == nil {
 		err = f.each(create, put)
 	}
-	var fe *FileError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*FileError](err); ok {
 		fe.File = path
 	}
 	return err

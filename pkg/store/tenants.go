@@ -153,13 +153,10 @@ func SortKeys(recs []apikey.Record) {
 
 // ListLimit returns the page size List uses for limit.
 func ListLimit(limit int) int {
-	switch {
-	case limit <= 0:
+	if limit <= 0 {
 		return DefaultListLimit
-	case limit > MaxListLimit:
-		return MaxListLimit
 	}
-	return limit
+	return min(limit, MaxListLimit)
 }
 
 // DecodeRecord reads a key record that a store kept as JSON.

@@ -29,14 +29,11 @@ var (
 
 // classify maps an SDK error to the Counters's errors.
 func classify(op string, err error) error {
-	var notFound *types.ResourceNotFoundException
-	var throughput *types.ProvisionedThroughputExceededException
-	var limit *types.RequestLimitExceeded
 	var api smithy.APIError
 	switch {
-	case errors.As(err, &notFound):
+	case errors.As(err, new(*types.ResourceNotFoundException)):
 		return fmt.Errorf("%s: %w: %w", op, ErrTableNotFound, err)
-	case errors.As(err, &throughput), errors.As(err, &limit):
+	case errors.As(err, new(*types.ProvisionedThroughputExceededException)), errors.As(err, new(*types.RequestLimitExceeded)):
 		return fmt.Errorf("%s: %w: %w", op, ErrThrottled, err)
 	case errors.As(err, &api) && api.ErrorCode() == "ThrottlingException":
 		return fmt.Errorf("%s: %w: %w", op, ErrThrottled, err)

@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -78,10 +79,7 @@ type field struct {
 // pinned conditions each field on its guessed value (absent stands for 0) and SETs the
 // changed ones; nothing when none changed. It reports whether one changed.
 func (p *plan) pinned(prefix string, fs []field) bool {
-	changed := false
-	for _, f := range fs {
-		changed = changed || f.before != f.after
-	}
+	changed := slices.ContainsFunc(fs, func(f field) bool { return f.before != f.after })
 	if changed {
 		p.pin(prefix, fs)
 	}

@@ -247,6 +247,5 @@ func tenantCondition(version int64, plan string) (string, map[string]string, map
 }
 
 func isConditionFailed(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
+	return errors.As(err, new(*types.ConditionalCheckFailedException))
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"maps"
 	"sync"
 
 	"github.com/edgelimit/edgelimit/pkg/store"
@@ -51,11 +52,7 @@ func (m *settled) mark(id string, now, expires int64) bool {
 		return false
 	}
 	if len(m.expires) >= m.sweepAt {
-		for k, e := range m.expires {
-			if e <= now {
-				delete(m.expires, k)
-			}
-		}
+		maps.DeleteFunc(m.expires, func(_ string, e int64) bool { return e <= now })
 		m.sweepAt = max(1024, 2*len(m.expires))
 	}
 	m.expires[id] = expires

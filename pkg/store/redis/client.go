@@ -58,9 +58,8 @@ type Config struct {
 }
 
 // Client is one pool of connections to Redis or Valkey, shared by Counters and
-// Tenants: create it once per process (at a
-// Lambda function's init) and reuse it across invocations. It is safe for concurrent
-// use.
+// Tenants: create it once per process (at a Lambda function's init) and reuse it
+// across invocations. It is safe for concurrent use.
 //
 // It never retries a command: a command whose reply was lost may have run, and a
 // rate-limit script run twice consumes twice. Redirections of a cluster (MOVED, ASK)

@@ -82,7 +82,7 @@ func (r respConn) Tenants(ctx context.Context, keys []string) ([]luascript.Store
 		if err != nil {
 			return nil, fmt.Errorf("HMGET doc version: %w", err)
 		}
-		out[i] = luascript.Stored{Doc: f[0], Version: f[1], Found: !f.missing()}
+		out[i] = luascript.Stored{Doc: f[0], Version: f[1], Found: f[0] != ""}
 	}
 	return out, nil
 }
@@ -110,7 +110,7 @@ func (r respConn) KeyState(ctx context.Context, tenantKey, keysKey string) (luas
 	if err != nil {
 		return luascript.KeyState{}, fmt.Errorf("HGETALL: %w", err)
 	}
-	return luascript.KeyState{Version: head[0], Keyrev: head[1], Keys: keys, Found: !head.missing()}, nil
+	return luascript.KeyState{Version: head[0], Keyrev: head[1], Keys: keys, Found: head[0] != ""}, nil
 }
 
 func (r respConn) Get(ctx context.Context, key string) (string, bool, error) {
@@ -127,21 +127,16 @@ func (r respConn) RangeByLex(ctx context.Context, key, start string, n int) ([]s
 	}).AsStrSlice()
 }
 
-// fields are the two values of an HMGET of two fields; a nil value reads as "".
-type fields [2]string
-
-// missing reports whether the first field was nil: the hash does not exist.
-func (f fields) missing() bool { return f[0] == "" }
-
-// pair reads the reply to an HMGET of two fields.
-func pair(vals []rueidis.RedisMessage, err error) (fields, error) {
+// pair reads the reply to an HMGET of two fields. A nil value reads as "": a nil first
+// field, that the hash does not exist.
+func pair(vals []rueidis.RedisMessage, err error) ([2]string, error) {
 	if err != nil {
-		return fields{}, err
+		return [2]string{}, err
 	}
 	if len(vals) != 2 {
-		return fields{}, fmt.Errorf("%w: %d values, want 2", luascript.ErrMalformedReply, len(vals))
+		return [2]string{}, fmt.Errorf("%w: %d values, want 2", luascript.ErrMalformedReply, len(vals))
 	}
-	var f fields
+	var f [2]string
 	var errs [2]error
 	for i, v := range vals {
 		if !v.IsNil() {

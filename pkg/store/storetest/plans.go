@@ -118,8 +118,7 @@ func testPlanReferences(t *testing.T, cfg TenantsConfig) {
 
 func wantInUse(t *testing.T, err error, plan, user string) {
 	t.Helper()
-	var inUse *store.PlanInUseError
-	if !errors.As(err, &inUse) || !errors.Is(err, store.ErrPlanInUse) || inUse.Plan != plan || inUse.Tenant != user {
+	if inUse, ok := errors.AsType[*store.PlanInUseError](err); !ok || !errors.Is(err, store.ErrPlanInUse) || inUse.Plan != plan || inUse.Tenant != user {
 		t.Fatalf("DeletePlan(%s): got %v, want plan %s in use by %s", plan, err, plan, user)
 	}
 }

@@ -78,8 +78,7 @@ func wantErr(t *testing.T, what string, err, want error) {
 // wantFieldError fails the test unless err is a *limiter.FieldError for field.
 func wantFieldError(t *testing.T, what string, err error, field string) {
 	t.Helper()
-	var fe *limiter.FieldError
-	if !errors.As(err, &fe) || fe.Field != field {
+	if fe, ok := errors.AsType[*limiter.FieldError](err); !ok || fe.Field != field {
 		t.Fatalf("%s: got %v, want a FieldError for %s", what, err, field)
 	}
 }

@@ -10,12 +10,7 @@ import (
 // List returns tenants in order of id: ZRANGE BYLEX over the ids, then the tenants in
 // one round trip (a pipeline of HMGETs). A tenant deleted between the two is left out.
 func (s *Tenants) List(ctx context.Context, limit int, pageToken string) ([]tenant.Tenant, string, error) {
-	ids, next, err := s.page(ctx, s.l.IDs(), limit, pageToken)
-	if err != nil {
-		return nil, "", err
-	}
-	out, err := fetch(s, ctx, ids, s.l.Tenant, DecodeTenant)
-	return out, next, err
+	return list(s, ctx, s.l.IDs(), limit, pageToken, s.l.Tenant, DecodeTenant)
 }
 
 // page returns the ids of the page that limit and pageToken ask for among the sorted
@@ -42,11 +37,14 @@ func (s *Tenants) page(ctx context.Context, idsKey string, limit int, pageToken 
 	return ids, next, nil
 }
 
-// fetch reads the hashes (doc and version) of ids, named by keyOf, in one round trip,
-// and decodes them, leaving out those deleted meanwhile.
-func fetch[T any](s *Tenants, ctx context.Context, ids []string, keyOf func(string) string, decode func(doc, version string) (T, error)) ([]T, error) {
-	if len(ids) == 0 {
-		return nil, nil
+// list returns the page that limit and pageToken ask for among the sorted set idsKey
+// (page), and the next page's token: the hashes (doc and version) of its ids, named by
+// keyOf, read in one round trip and decoded, leaving out those deleted meanwhile.
+func list[T any](s *Tenants, ctx context.Context, idsKey string, limit int, pageToken string,
+	keyOf func(string) string, decode func(doc, version string) (T, error)) ([]T, string, error) {
+	ids, next, err := s.page(ctx, idsKey, limit, pageToken)
+	if err != nil || len(ids) == 0 {
+		return nil, next, err
 	}
 	keys := make([]string, len(ids))
 	for i, id := range ids {
@@ -54,7 +52,7 @@ func fetch[T any](s *Tenants, ctx context.Context, ids []string, keyOf func(stri
 	}
 	stored, err := s.c.Tenants(ctx, keys)
 	if err != nil {
-		return nil, s.fail("list", err)
+		return nil, next, s.fail("list", err)
 	}
 	out := make([]T, 0, len(ids))
 	for i, st := range stored {
@@ -63,9 +61,9 @@ func fetch[T any](s *Tenants, ctx context.Context, ids []string, keyOf func(stri
 		}
 		v, err := decode(st.Doc, st.Version)
 		if err != nil {
-			return nil, s.fail("list "+ids[i], err)
+			return nil, next, s.fail("list "+ids[i], err)
 		}
 		out = append(out, v)
 	}
-	return out, nil
+	return out, next, nil
 }

@@ -70,10 +70,5 @@ func (s *Tenants) DeletePlan(ctx context.Context, id string, ifVersion int64) er
 
 // ListPlans returns plans in order of id, as List returns tenants.
 func (s *Tenants) ListPlans(ctx context.Context, limit int, pageToken string) ([]tenant.Plan, string, error) {
-	ids, next, err := s.page(ctx, s.l.PlanIDs(), limit, pageToken)
-	if err != nil {
-		return nil, "", err
-	}
-	out, err := fetch(s, ctx, ids, s.l.Plan, DecodePlan)
-	return out, next, err
+	return list(s, ctx, s.l.PlanIDs(), limit, pageToken, s.l.Plan, DecodePlan)
 }
