@@ -39,7 +39,8 @@ func (r *report) markdown() string {
 	prose.ExecuteTemplate(&b, "head", map[string]any{"date": m.date, "cpu": m.cpu, "cores": m.cores, "goos": m.goos,
 		"goarch": m.goarch, "goVersion": m.goVersion, "loadBefore": m.loadBefore, "loadAfter": m.loadAfter, "minutes": m.minutes})
 	for _, h := range headline {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", h.what, orDash(h.peer), r.shown(h), orDash(h.goal), r.verdict(h))
+		shown, verdict := r.outcome(h)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", h.what, orDash(h.peer), shown, orDash(h.goal), verdict)
 	}
 	b.WriteString("\n![Upstash decisions/s by callers](bench-upstash.svg)\n")
 	for _, s := range suites {
@@ -49,27 +50,19 @@ func (r *report) markdown() string {
 	return b.String()
 }
 
-// shown is a headline row's figure, or "not measured".
-func (r *report) shown(h row) string {
-	if _, shown, ok := h.figure(r); ok {
-		return shown
-	}
-	return "not measured"
-}
-
-// verdict says whether a row meets its goal.
-func (r *report) verdict(h row) string {
-	if h.met == nil {
-		return ""
-	}
-	v, _, ok := h.figure(r)
+// outcome is a headline row's figure ("not measured" when it has none) and whether it
+// meets its goal ("" for a row without a goal or without a figure).
+func (r *report) outcome(h row) (shown, verdict string) {
+	v, shown, ok := h.figure(r)
 	switch {
 	case !ok:
-		return ""
+		return "not measured", ""
+	case h.met == nil:
+		return shown, ""
 	case h.met(v):
-		return "met"
+		return shown, "met"
 	}
-	return "**not met**"
+	return shown, "**not met**"
 }
 
 func orDash(s string) string {
