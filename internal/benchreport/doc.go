@@ -9,8 +9,9 @@
 //
 //	go run ./internal/benchreport [-root DIR] [-count N]
 //
-// The runs and their peers are the table in suites.go; the report's prose (the note
-// under each suite's table, the cost section's) is the templates of prose.tmpl. A
-// figure whose benchmark did not run is "not measured". Its test checks the parser,
-// the report, and that every figure README.md quotes is in docs/benchmarks.md.
+// The runs and their peers are the table in suites.go; the report's prose (its head,
+// the note under each suite's table, the cost section's) and README.md's figures block
+// are the templates of prose.tmpl. A figure whose benchmark did not run is "not
+// measured". Its test checks the parser, the report, and that every figure README.md
+// quotes is in docs/benchmarks.md.
 package main

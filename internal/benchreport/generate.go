@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -127,15 +128,10 @@ func bootstrapSizes(root string, log io.Writer) (sizes, error) {
 
 // cleanEnv is this process's environment less what would change a build.
 func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		switch name, _, _ := strings.Cut(kv, "="); name {
-		case "GOOS", "GOARCH", "CGO_ENABLED", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "ARTIFACTS_DIR", "LAMBDA_GOARCH":
-		default:
-			env = append(env, kv)
-		}
-	}
-	return env
+	return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains([]string{"GOOS", "GOARCH", "CGO_ENABLED", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "ARTIFACTS_DIR", "LAMBDA_GOARCH"}, name)
+	})
 }
 
 // loadavg returns the 1, 5 and 15 minute load averages, or "unknown".

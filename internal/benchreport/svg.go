@@ -48,7 +48,11 @@ func (r *report) ratioChart() string {
 	svgOpen(&b, height, "Ours over the peer's, same run (1 = the peer; green: goal met, red: not met, blue: no goal)")
 	bottom := chartTop + len(bars)*(barHeight+rowGap)
 	for v := 0.0; v <= maxV; v++ {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>`+"\n", x(v), chartTop-6, x(v), bottom, gridColor(v))
+		stroke := "#ddd"
+		if v == 1 {
+			stroke = "#333"
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s"/>`+"\n", x(v), chartTop-6, x(v), bottom, stroke)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%gx</text>`+"\n", x(v), bottom+16, v)
 	}
 	for i, br := range bars {
@@ -60,13 +64,6 @@ func (r *report) ratioChart() string {
 	fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-dasharray="3,2"/>`+"\n", x(1), chartTop-6, x(1), bottom)
 	b.WriteString("</svg>\n")
 	return b.String()
-}
-
-func gridColor(v float64) string {
-	if v == 1 {
-		return "#333"
-	}
-	return "#ddd"
 }
 
 // upstashChart draws docs/bench-upstash.svg: decisions/s at 1 and 16 callers, ours and

@@ -29,14 +29,8 @@ var AuthorizerBuilds = []AuthorizerBuild{
 	{"redis", "Redis", "AuthorizerRedisFunction", "edgelimit.redis"},
 }
 
-// builds caches BuildBootstrap's binaries: package path and tags -> *buildResult.
+// builds caches BuildBootstrap's binaries: package path and tags -> func() (string, error).
 var builds sync.Map
-
-type buildResult struct {
-	once sync.Once
-	path string
-	err  error
-}
 
 // BuildBootstrap builds the main package pkg (an import path, or a directory relative
 // to the test's) as Lambda's provided.al2023 runtime wants it, for the host: static,
@@ -47,25 +41,24 @@ type buildResult struct {
 func BuildBootstrap(tb testing.TB, pkg string, tags ...string) string {
 	tb.Helper()
 	tagList := strings.Join(slices.DeleteFunc(append([]string{"lambda.norpc"}, tags...), func(t string) bool { return t == "" }), ",")
-	v, _ := builds.LoadOrStore(pkg+" "+tagList, &buildResult{})
-	r := v.(*buildResult)
-	r.once.Do(func() {
+	build, _ := builds.LoadOrStore(pkg+" "+tagList, sync.OnceValues(func() (string, error) {
 		dir, err := os.MkdirTemp("", "edgelimit-bootstrap-")
 		if err != nil {
-			r.err = err
-			return
+			return "", err
 		}
-		r.path = filepath.Join(dir, "bootstrap")
-		cmd := exec.Command("go", "build", "-tags", tagList, "-ldflags", "-s -w", "-trimpath", "-o", r.path, pkg)
+		path := filepath.Join(dir, "bootstrap")
+		cmd := exec.Command("go", "build", "-tags", tagList, "-ldflags", "-s -w", "-trimpath", "-o", path, pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			r.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
-	})
-	if r.err != nil {
-		tb.Fatal(r.err)
+		return path, nil
+	}))
+	path, err := build.(func() (string, error))()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return r.path
+	return path
 }
 
 // Lambda is a bootstrap running under the Lambda runtime interface emulator, as
@@ -95,13 +88,10 @@ func StartLambda(tb testing.TB, bootstrap string, env map[string]string) *Lambda
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	var once sync.Once
-	l.stop = func() {
-		once.Do(func() {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group this test started
-			_ = cmd.Wait()
-		})
-	}
+	l.stop = sync.OnceFunc(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group this test started
+		_ = cmd.Wait()
+	})
 	tb.Cleanup(func() {
 		l.stop()
 		if tb.Failed() {

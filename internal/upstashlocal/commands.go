@@ -113,22 +113,22 @@ func anys(args []string) []any {
 }
 
 // runOne runs one command and returns the answer's status and body.
-func (s *Server) runOne(ctx context.Context, args []string, b64 bool) (int, any) {
+func (s *Server) runOne(ctx context.Context, args []string, b64 bool) (int, any, error) {
 	fix := s.scripts.rewrite(args)
 	v, err := s.rdb.Do(ctx, anys(args)...).Result()
 	item, err := answer(v, err, fix, b64)
 	if err != nil {
-		return http.StatusInternalServerError, errorBody{"ERR upstash-local: " + err.Error()}
+		return 0, nil, err
 	}
 	if e, ok := item.(errorBody); ok {
-		return http.StatusBadRequest, e
+		return http.StatusBadRequest, e, nil
 	}
-	return http.StatusOK, item
+	return http.StatusOK, item, nil
 }
 
 // runBatch runs commands in one pipeline to Redis, wrapped in MULTI/EXEC when tx
 // is set, and returns one answer per command.
-func (s *Server) runBatch(ctx context.Context, cmds [][]string, tx bool, b64 bool) (int, any) {
+func (s *Server) runBatch(ctx context.Context, cmds [][]string, tx bool, b64 bool) (int, any, error) {
 	fixes := make([]func(any) any, len(cmds))
 	queue := func(p redis.Pipeliner) error {
 		for i, args := range cmds {
@@ -148,16 +148,16 @@ func (s *Server) runBatch(ctx context.Context, cmds [][]string, tx bool, b64 boo
 		v, err := c.(*redis.Cmd).Result()
 		item, err := answer(v, err, fixes[i], b64)
 		if err != nil {
-			return http.StatusInternalServerError, errorBody{"ERR upstash-local: " + err.Error()}
+			return 0, nil, err
 		}
 		items[i] = item
 	}
 	if tx {
 		if msg, aborted := execAbort(items); aborted {
-			return http.StatusBadRequest, errorBody{msg}
+			return http.StatusBadRequest, errorBody{msg}, nil
 		}
 	}
-	return http.StatusOK, items
+	return http.StatusOK, items, nil
 }
 
 // execAbort reports a transaction Redis discarded because a command was refused

@@ -55,8 +55,7 @@ func sha1Hex(s string) string {
 // to the SHA1 of the text Redis loaded (without). It only grows; a local server
 // sees a handful of scripts. The zero value is ready to use.
 type scriptNames struct {
-	mu       sync.RWMutex
-	redisSHA map[string]string
+	redisSHA sync.Map // client's SHA1 -> Redis's
 }
 
 // runnable returns the text to give Redis for a script a client sent (with
@@ -67,23 +66,15 @@ func (n *scriptNames) runnable(script string) string {
 		return script
 	}
 	stripped = keysCheck + stripped
-	client, redis := sha1Hex(script), sha1Hex(stripped)
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.redisSHA == nil {
-		n.redisSHA = make(map[string]string)
-	}
-	n.redisSHA[client] = redis
+	n.redisSHA.Store(sha1Hex(script), sha1Hex(stripped))
 	return stripped
 }
 
 // redisName returns the SHA1 Redis knows for a SHA1 a client sent. An unknown
 // SHA1 is returned unchanged, so Redis answers NOSCRIPT itself.
 func (n *scriptNames) redisName(sha string) string {
-	n.mu.RLock()
-	defer n.mu.RUnlock()
-	if r, ok := n.redisSHA[strings.ToLower(sha)]; ok {
-		return r
+	if r, ok := n.redisSHA.Load(strings.ToLower(sha)); ok {
+		return r.(string)
 	}
 	return sha
 }

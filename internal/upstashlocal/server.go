@@ -83,7 +83,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, body)
 }
 
-// route parses the request by its path and runs it.
+// route parses the request by its path and runs it. An error that is not an
+// *httpError (a broken connection to Redis) is answered 500.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) (int, any, error) {
 	b64 := strings.EqualFold(r.Header.Get("Upstash-Encoding"), "base64")
 	path := strings.Trim(r.URL.Path, "/")
@@ -92,8 +93,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) (int, any, error)
 		if err != nil {
 			return 0, nil, err
 		}
-		status, body := s.runOne(r.Context(), args, b64)
-		return status, body, nil
+		return s.runOne(r.Context(), args, b64)
 	}
 	if r.Method != http.MethodPost {
 		return 0, nil, &httpError{http.StatusMethodNotAllowed, "ERR method not allowed: use POST"}
@@ -107,15 +107,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) (int, any, error)
 		if err != nil {
 			return 0, nil, err
 		}
-		status, body := s.runOne(r.Context(), args, b64)
-		return status, body, nil
+		return s.runOne(r.Context(), args, b64)
 	}
 	cmds, err := parseCommands(v)
 	if err != nil {
 		return 0, nil, err
 	}
-	status, body := s.runBatch(r.Context(), cmds, path == "multi-exec", b64)
-	return status, body, nil
+	return s.runBatch(r.Context(), cmds, path == "multi-exec", b64)
 }
 
 // authorized checks "Authorization: Bearer TOKEN", or ?_token=TOKEN when the

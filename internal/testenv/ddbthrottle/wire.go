@@ -42,11 +42,9 @@ func (t *Throttle) refusal(req *http.Request, op string, charges []charge, refus
 	}
 	reasons := []throttlingReason{{Reason: "Table" + kind + "KeyRangeThroughputExceeded", Resource: arn(c.item.table)}}
 	if t.cfg.OnDemand {
-		return errorResponse(req, "ThrottlingException", map[string]any{
-			"__type": namespace + "ThrottlingException", "message": msgOnDemand, "throttlingReasons": reasons})
+		return errorResponse(req, "ThrottlingException", map[string]any{"message": msgOnDemand, "throttlingReasons": reasons})
 	}
-	return errorResponse(req, "ProvisionedThroughputExceededException", map[string]any{
-		"__type": namespace + "ProvisionedThroughputExceededException", "message": msgProvisioned, "ThrottlingReasons": reasons})
+	return errorResponse(req, "ProvisionedThroughputExceededException", map[string]any{"message": msgProvisioned, "ThrottlingReasons": reasons})
 }
 
 // cancelled is the TransactionCanceledException of a transaction an item's capacity
@@ -66,7 +64,6 @@ func (t *Throttle) cancelled(req *http.Request, charges []charge, refused []bool
 		codes[i] = reasons[i].Code
 	}
 	return errorResponse(req, "TransactionCanceledException", map[string]any{
-		"__type":              namespace + "TransactionCanceledException",
 		"Message":             "Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]",
 		"CancellationReasons": reasons,
 	})
@@ -80,6 +77,7 @@ func arn(table string) string {
 // errorResponse is an awsJson1_0 error: HTTP 400, the error type in x-amzn-ErrorType
 // and in the body's __type, and the body's CRC32 as DynamoDB sends it.
 func errorResponse(req *http.Request, errorType string, body map[string]any) *http.Response {
+	body["__type"] = namespace + errorType
 	raw, _ := json.Marshal(body)
 	var id [16]byte
 	rand.Read(id[:])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -128,7 +129,7 @@ func parseSearch(expr, label string) (MetricRef, error) {
 	for i := range schema {
 		schema[i] = strings.Trim(strings.TrimSpace(schema[i]), `"`)
 	}
-	return MetricRef{Namespace: schema[0], Name: m[2], SearchKeys: append([]string{}, schema[1:]...), Stat: m[3], Label: label}, nil
+	return MetricRef{Namespace: schema[0], Name: m[2], SearchKeys: slices.Clone(schema[1:]), Stat: m[3], Label: label}, nil
 }
 
 // The picture's scale: pixels per grid column and per grid row.

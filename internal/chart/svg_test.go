@@ -51,7 +51,7 @@ func SVG(c Chart, title string) string {
 	height := legendTop + (len(c.Series)+1)*legendRowH + 4
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
+	b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
 	fmt.Fprintf(&b, `<text x="%d" y="16" font-weight="bold">%s</text>`+"\n", left, html.EscapeString(title))
 	fmt.Fprintf(&b, `<clipPath id="plot"><rect x="%d" y="%d" width="%d" height="%d"/></clipPath>`+"\n", left, top, width-left-right, plotH)
 	axes(&b, p, time.Unix(int64(c.Origin), 0).UTC())
@@ -111,16 +111,15 @@ func axes(b *strings.Builder, p plot, origin time.Time) {
 
 // burst marks the instant with the most simultaneous arrivals, when there are several.
 func burst(b *strings.Builder, p plot, offered [][2]float64) {
-	at, n, prev := 0.0, 0, 0.0
-	for i := 0; i < len(offered); {
+	at, n := 0.0, 0
+	for i := 0; i < len(offered); { // offered[i:j], arrivals at one instant (offered counts them one by one)
 		j := i
 		for j < len(offered) && offered[j][0] == offered[i][0] {
 			j++
 		}
-		if k := int(offered[j-1][1] - prev); k > n {
-			at, n = offered[i][0], k
+		if j-i > n {
+			at, n = offered[i][0], j-i
 		}
-		prev = offered[j-1][1]
 		i = j
 	}
 	if n < 2 {
