@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -136,15 +137,7 @@ func (m *Middleware) settleEvent(ctx context.Context, p *pending, single map[str
 	if v := request.Header(single, multi, SettleCostHeader); v != "" {
 		p.record(v)
 	}
-	for k := range single {
-		if strings.EqualFold(k, SettleCostHeader) {
-			delete(single, k)
-		}
-	}
-	for k := range multi {
-		if strings.EqualFold(k, SettleCostHeader) {
-			delete(multi, k)
-		}
-	}
+	maps.DeleteFunc(single, func(k, _ string) bool { return strings.EqualFold(k, SettleCostHeader) })
+	maps.DeleteFunc(multi, func(k string, _ []string) bool { return strings.EqualFold(k, SettleCostHeader) })
 	m.settle(ctx, p)
 }
