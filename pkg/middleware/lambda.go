@@ -76,7 +76,7 @@ func (m *Middleware) ALB(next ALBHandler) ALBHandler {
 		a, res := m.decide(ctx, request.FromALB(e, m.gate.KeyHeader()))
 		multi := e.MultiValueHeaders != nil
 		if a.Status > 0 {
-			resp := events.ALBTargetGroupResponse{StatusCode: a.Status, StatusDescription: statusLine(a.Status), Body: string(a.Body)}
+			resp := events.ALBTargetGroupResponse{StatusCode: a.Status, StatusDescription: strconv.Itoa(a.Status) + " " + http.StatusText(a.Status), Body: string(a.Body)}
 			if multi {
 				resp.MultiValueHeaders = map[string][]string(a.Header)
 			} else {
@@ -125,8 +125,6 @@ func merge(add http.Header, single map[string]string, multi map[string][]string)
 	}
 	return single, multi
 }
-
-func statusLine(code int) string { return strconv.Itoa(code) + " " + http.StatusText(code) }
 
 // settleEvent takes SettleCostHeader out of an event response's headers and settles p
 // (see Middleware.settle).
