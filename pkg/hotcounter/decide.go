@@ -103,11 +103,7 @@ func (s *Store) decideCold(ctx context.Context, cs []store.Counter, es []*counte
 	if err != nil {
 		return false, err
 	}
-	allowed := true
-	for k := range n {
-		allowed = allowed && couts[k].Allowed
-	}
-	return allowed, nil
+	return !slices.ContainsFunc(couts[:n], func(d limiter.Decision) bool { return !d.Allowed }), nil
 }
 
 // refund gives back the units withdrawn from the hot counters among es, and reports
