@@ -1,6 +1,7 @@
 package authorizer
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -73,10 +74,7 @@ func newEMF(w io.Writer, namespace string) *emf {
 
 // write writes the document of res. Tenant ids are [a-z0-9_-]: no escaping is needed.
 func (m *emf) write(res *gate.Result) {
-	tenantID := res.TenantID
-	if tenantID == "" {
-		tenantID = "unknown"
-	}
+	tenantID := cmp.Or(res.TenantID, "unknown")
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b := append(m.buf[:0], `{"_aws":{"Timestamp":`...)
