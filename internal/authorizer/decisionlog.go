@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/edgelimit/edgelimit/pkg/gate"
 )
 
 // decisionLog writes the decision line when no Config.Logger is given: the bytes
@@ -23,8 +21,9 @@ type decisionLog struct {
 	buf   []byte
 }
 
-// write writes the line of res at Info, unless the level is above Info.
-func (l *decisionLog) write(res *gate.Result, elapsed time.Duration, requestID string, now time.Time) {
+// write writes the line of attrs (decisionAttrs: strings, booleans, integers and
+// floats) at Info, unless the level is above Info.
+func (l *decisionLog) write(attrs []slog.Attr, now time.Time) {
 	if l.level > slog.LevelInfo {
 		return
 	}
@@ -33,48 +32,22 @@ func (l *decisionLog) write(res *gate.Result, elapsed time.Duration, requestID s
 	b := append(l.buf[:0], `{"time":"`...)
 	b = now.AppendFormat(b, time.RFC3339Nano)
 	b = append(b, `","level":"INFO","msg":"decision"`...)
-	b = logString(b, "request_id", requestID)
-	b = logString(b, "tenant", res.TenantID)
-	b = logString(b, "identity", res.Identity)
-	b = logString(b, "route", res.Route)
-	b = logString(b, "rule", res.Rule)
-	b = logString(b, "status", res.Status.String())
-	b = logBool(b, "allowed", res.Status == gate.Allowed)
-	b = logInt(b, "remaining", res.Decision.Remaining)
-	b = logInt(b, "retry_after_s", res.RetryAfterSeconds())
-	b = logFloat(b, "latency_ms", millis(elapsed))
-	b = logFloat(b, "store_latency_ms", millis(res.StoreLatency))
-	b = logInt(b, "round_trips", int64(res.StoreCalls))
-	b = logInt(b, "config_round_trips", int64(res.ConfigCalls))
-	b = logBool(b, "cached", res.Cached)
-	b = logBool(b, "fail_open", res.FailOpen)
-	b = logBool(b, "failed_closed", res.FailedClosed)
-	b = logBool(b, "shadow", res.Shadow)
-	b = logString(b, "reason", res.Reason)
+	for _, a := range attrs {
+		b = append(append(append(b, `,"`...), a.Key...), `":`...)
+		switch v := a.Value; v.Kind() {
+		case slog.KindString:
+			b = append(appendSlogString(append(b, '"'), v.String()), '"')
+		case slog.KindBool:
+			b = strconv.AppendBool(b, v.Bool())
+		case slog.KindInt64:
+			b = strconv.AppendInt(b, v.Int64(), 10)
+		default: // as encoding/json writes the milliseconds this logs ('f': 0, or at least 0.001, and never 1e21)
+			b = strconv.AppendFloat(b, v.Float64(), 'f', -1, 64)
+		}
+	}
 	b = append(b, "}\n"...)
 	l.buf = b
 	_, _ = l.w.Write(b) // stdout: nothing to do if it fails
-}
-
-func logKey(b []byte, key string) []byte {
-	b = append(b, `,"`...)
-	b = append(b, key...)
-	return append(b, `":`...)
-}
-
-func logString(b []byte, key, v string) []byte {
-	b = append(logKey(b, key), '"')
-	return append(appendSlogString(b, v), '"')
-}
-
-func logBool(b []byte, key string, v bool) []byte { return strconv.AppendBool(logKey(b, key), v) }
-
-func logInt(b []byte, key string, v int64) []byte { return strconv.AppendInt(logKey(b, key), v, 10) }
-
-// logFloat writes v as encoding/json does, which slog calls for floats: 'f' format
-// for the milliseconds this logs (0, or at least 0.001, and never 1e21).
-func logFloat(b []byte, key string, v float64) []byte {
-	return strconv.AppendFloat(logKey(b, key), v, 'f', -1, 64)
 }
 
 // appendSlogString escapes s as slog's JSON handler does: \" \\ \n \r \t, other

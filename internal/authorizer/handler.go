@@ -1,6 +1,7 @@
 package authorizer
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,9 +94,7 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.Metrics == nil {
 		cfg.Metrics = os.Stdout
 	}
-	if cfg.Namespace == "" {
-		cfg.Namespace = "edgelimit"
-	}
+	cfg.Namespace = cmp.Or(cfg.Namespace, "edgelimit")
 	return &Handler{gate: cfg.Gate, events: request.NewEventDecoder(cfg.Gate.KeyHeader()),
 		http: cfg.HTTPResponse, usage: cfg.UsageIdentifier, log: cfg.Logger, lines: &decisionLog{w: cfg.LogWriter, level: cfg.LogLevel},
 		metrics: newEMF(cfg.Metrics, cfg.Namespace)}, nil

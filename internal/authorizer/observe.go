@@ -1,6 +1,7 @@
 package authorizer
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,14 +16,18 @@ import (
 // observe writes the decision's log line and metrics document.
 func (h *Handler) observe(ctx context.Context, res *gate.Result, elapsed time.Duration, requestID string) {
 	h.metrics.write(res)
+	attrs := decisionAttrs(res, elapsed, requestID)
 	if h.log == nil {
-		h.lines.write(res, elapsed, requestID, time.Now())
+		h.lines.write(attrs[:], time.Now())
 		return
 	}
-	if !h.log.Enabled(ctx, slog.LevelInfo) {
-		return
-	}
-	h.log.LogAttrs(ctx, slog.LevelInfo, "decision",
+	h.log.LogAttrs(ctx, slog.LevelInfo, "decision", attrs[:]...)
+}
+
+// decisionAttrs returns the attributes of the decision line, in order: those of
+// Config.Logger's record, and of the line decisionLog writes without slog.
+func decisionAttrs(res *gate.Result, elapsed time.Duration, requestID string) [18]slog.Attr {
+	return [...]slog.Attr{
 		slog.String("request_id", requestID),
 		slog.String("tenant", res.TenantID),
 		slog.String("identity", res.Identity),
@@ -41,7 +46,7 @@ func (h *Handler) observe(ctx context.Context, res *gate.Result, elapsed time.Du
 		slog.Bool("failed_closed", res.FailedClosed),
 		slog.Bool("shadow", res.Shadow),
 		slog.String("reason", res.Reason),
-	)
+	}
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -69,10 +74,7 @@ func newEMF(w io.Writer, namespace string) *emf {
 
 // write writes the document of res. Tenant ids are [a-z0-9_-]: no escaping is needed.
 func (m *emf) write(res *gate.Result) {
-	tenantID := res.TenantID
-	if tenantID == "" {
-		tenantID = "unknown"
-	}
+	tenantID := cmp.Or(res.TenantID, "unknown")
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b := append(m.buf[:0], `{"_aws":{"Timestamp":`...)

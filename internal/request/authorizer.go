@@ -1,6 +1,7 @@
 package request
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 
@@ -44,26 +45,15 @@ func FromRESTAuthorizer(ev events.APIGatewayCustomAuthorizerRequestTypeRequest, 
 	if ev.Type == "TOKEN" {
 		return gate.Request{}, ErrTokenEvent
 	}
-	method := ev.HTTPMethod
-	if method == "" {
-		method = ev.RequestContext.HTTPMethod
-	}
-	resource := ev.Resource
-	if resource == "" {
-		resource = ev.RequestContext.ResourcePath
-	}
-	return gate.Request{Method: method, Resource: resource, APIKey: Header(ev.Headers, ev.MultiValueHeaders, keyHeader),
-		SourceIP: ev.RequestContext.Identity.SourceIP}, nil
+	return gate.Request{Method: cmp.Or(ev.HTTPMethod, ev.RequestContext.HTTPMethod),
+		Resource: cmp.Or(ev.Resource, ev.RequestContext.ResourcePath),
+		APIKey:   Header(ev.Headers, ev.MultiValueHeaders, keyHeader), SourceIP: ev.RequestContext.Identity.SourceIP}, nil
 }
 
 // FromHTTPAuthorizer returns the gate's request of an HTTP API payload 2.0 authorizer
 // event: the route key is the resource.
 func FromHTTPAuthorizer(ev events.APIGatewayV2CustomAuthorizerV2Request, keyHeader string) gate.Request {
-	routeKey := ev.RouteKey
-	if routeKey == "" {
-		routeKey = ev.RequestContext.RouteKey
-	}
-	return gate.Request{Method: ev.RequestContext.HTTP.Method, Resource: routeKey,
+	return gate.Request{Method: ev.RequestContext.HTTP.Method, Resource: cmp.Or(ev.RouteKey, ev.RequestContext.RouteKey),
 		APIKey: Header(ev.Headers, nil, keyHeader), SourceIP: ev.RequestContext.HTTP.SourceIP}
 }
 

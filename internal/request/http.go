@@ -1,6 +1,7 @@
 package request
 
 import (
+	"cmp"
 	"net"
 	"net/http"
 
@@ -13,14 +14,7 @@ import (
 // request's pattern when a ServeMux set one, else its path; the source IP is
 // RemoteAddr's host (put a trusted proxy's header there before if needed).
 func FromHTTP(r *http.Request, keyHeader string) gate.Request {
-	return gate.Request{Method: r.Method, Resource: resource(r), APIKey: Header(nil, r.Header, keyHeader), SourceIP: hostOf(r.RemoteAddr)}
-}
-
-func resource(r *http.Request) string {
-	if r.Pattern != "" {
-		return r.Pattern
-	}
-	return r.URL.Path
+	return gate.Request{Method: r.Method, Resource: cmp.Or(r.Pattern, r.URL.Path), APIKey: Header(nil, r.Header, keyHeader), SourceIP: hostOf(r.RemoteAddr)}
 }
 
 func hostOf(addr string) string {

@@ -44,6 +44,5 @@ func lastForwarded(single map[string]string, multi map[string][]string) string {
 			list = strings.Join(v, ",")
 		}
 	}
-	parts := strings.Split(list, ",")
-	return strings.TrimSpace(parts[len(parts)-1])
+	return strings.TrimSpace(list[strings.LastIndexByte(list, ',')+1:])
 }

@@ -93,7 +93,11 @@ type planEntry struct {
 }
 
 func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCache, error) {
-	c := &configCache{store: ts, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds()}
+	var err error
+	c := &configCache{store: ts, ttl: ttl.Microseconds(), maxStale: maxStale.Microseconds(),
+		keys: newLRU[string, keyEntry](max, &err), missing: newLRU[string, int64](max, &err),
+		tenants: newLRU[string, *tenantEntry](max, &err), planCache: newLRU[string, planEntry](max, &err),
+		keySets: newLRU[keySetsKey, keySetsEntry](max, &err)}
 	c.plans, _ = ts.(Plans)
 	if ttl < 0 {
 		c.ttl = -1
@@ -101,21 +105,17 @@ func newConfigCache(ts Tenants, ttl, maxStale time.Duration, max int) (*configCa
 	if maxStale < 0 {
 		c.maxStale = 0
 	}
-	var err error
-	if c.keys, err = lru.New[string, keyEntry](max); err != nil {
-		return nil, err
-	}
-	if c.missing, err = lru.New[string, int64](max); err != nil {
-		return nil, err
-	}
-	if c.tenants, err = lru.New[string, *tenantEntry](max); err != nil {
-		return nil, err
-	}
-	if c.planCache, err = lru.New[string, planEntry](max); err != nil {
-		return nil, err
-	}
-	c.keySets, err = lru.New[keySetsKey, keySetsEntry](max)
 	return c, err
+}
+
+// newLRU returns an LRU cache of size entries; *err is set to lru.New's error, unless
+// it holds an earlier one.
+func newLRU[K comparable, V any](size int, err *error) *lru.Cache[K, V] {
+	c, e := lru.New[K, V](size)
+	if *err == nil {
+		*err = e
+	}
+	return c
 }
 
 // fresh reports whether an entry loaded at loaded may answer at now without a load.

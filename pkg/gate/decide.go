@@ -53,8 +53,7 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 		g.failWith(res, who.tenant.t.FailMode, "counter store: "+ctx.Err().Error())
 		return nil
 	}
-	n := len(res.Checks)
-	outs := all[:n]
+	outs := all[:len(res.Checks)]
 	if err != nil {
 		var ce *limiter.CostError
 		if errors.As(err, &ce) {
@@ -68,8 +67,8 @@ func (g *Gate) decideChecks(ctx context.Context, cost int64, who caller, res *Re
 			g.denials.put(c.Key, who.tenant.rules, c.Set, res.Now, cost, outs[i]) // denials only
 		}
 	}
-	copy(res.decisions[:], outs[:n])
-	d, at := limiter.Join(outs[:n])
+	copy(res.decisions[:], outs)
+	d, at := limiter.Join(outs)
 	reason := "allowed"
 	if !d.Allowed {
 		reason = "over limit"

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -105,39 +106,13 @@ func (g *Gate) CheckEpoch(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// epochLine is the line of an epoch change: a structured log line that is also an EMF
-// document.
-type epochLine struct {
-	AWS      emfMeta `json:"_aws"`
-	Level    string  `json:"level"`
-	Msg      string  `json:"msg"`
-	Previous string  `json:"previous_epoch"`
-	Epoch    string  `json:"epoch"`
-	Count    int     `json:"StoreEpochChanged"`
-}
-
-type emfMeta struct {
-	Timestamp         int64          `json:"Timestamp"`
-	CloudWatchMetrics []emfDirective `json:"CloudWatchMetrics"`
-}
-
-type emfDirective struct {
-	Namespace  string      `json:"Namespace"`
-	Dimensions [][]string  `json:"Dimensions"`
-	Metrics    []emfMetric `json:"Metrics"`
-}
-
-type emfMetric struct {
-	Name string `json:"Name"`
-	Unit string `json:"Unit"`
-}
-
+// writeChange writes the line of an epoch change: a structured log line that is also
+// an EMF document. The epochs are encoded by encoding/json; the rest is constant (the
+// two constants are plain ASCII, which %q quotes as JSON does).
 func (w *epochWatch) writeChange(now int64, old, id string) {
-	line := epochLine{
-		AWS: emfMeta{Timestamp: now / 1000, CloudWatchMetrics: []emfDirective{{Namespace: "edgelimit",
-			Dimensions: [][]string{{}}, Metrics: []emfMetric{{Name: EpochChangedMetric, Unit: "Count"}}}}},
-		Level: "WARN", Msg: EpochChangedMessage, Previous: old, Epoch: id, Count: 1,
-	}
-	b, _ := json.Marshal(line)          // plain strings and numbers: it always encodes
-	_, _ = w.out.Write(append(b, '\n')) // stdout: nothing to do if it fails
+	prev, _ := json.Marshal(old) // a string always encodes
+	next, _ := json.Marshal(id)
+	_, _ = fmt.Fprintf(w.out, `{"_aws":{"Timestamp":%d,"CloudWatchMetrics":[{"Namespace":"edgelimit","Dimensions":[[]],`+
+		`"Metrics":[{"Name":%q,"Unit":"Count"}]}]},"level":"WARN","msg":%q,"previous_epoch":%s,"epoch":%s,%[2]q:1}`+"\n",
+		now/1000, EpochChangedMetric, EpochChangedMessage, prev, next) // stdout: nothing to do if it fails
 }

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -124,18 +125,12 @@ func withDefaults(cfg Config) Config {
 	if cfg.Now == nil {
 		cfg.Now = func() int64 { return limiter.Micros(time.Now()) }
 	}
-	if cfg.KeyHeader == "" {
-		cfg.KeyHeader = DefaultKeyHeader
-	}
+	cfg.KeyHeader = cmp.Or(cfg.KeyHeader, DefaultKeyHeader)
 	if cfg.LatencyBudget <= 0 {
 		cfg.LatencyBudget = DefaultLatencyBudget
 	}
-	if cfg.ConfigTTL == 0 {
-		cfg.ConfigTTL = DefaultConfigTTL
-	}
-	if cfg.MaxStale == 0 {
-		cfg.MaxStale = DefaultMaxStale
-	}
+	cfg.ConfigTTL = cmp.Or(cfg.ConfigTTL, DefaultConfigTTL)
+	cfg.MaxStale = cmp.Or(cfg.MaxStale, DefaultMaxStale)
 	if cfg.FailClosedRetry <= 0 {
 		cfg.FailClosedRetry = DefaultFailClosedRetry
 	}

@@ -33,7 +33,7 @@ func (g *Gate) storeDecide(ctx context.Context, res *Result, cost int64) (outs [
 		outs, err = decideHere(ctx, s, res, cost)
 		return outs, true, err
 	}
-	c := newStoreCall(len(res.Checks), res.Now, cost)
+	c := &storeCall{n: len(res.Checks), now: res.Now, cost: cost, done: make(chan struct{}, 1)}
 	c.due, _ = ctx.Deadline()
 	for i, ch := range res.Checks {
 		c.cs[i] = store.Counter{Key: ch.Key, Set: ch.Set}
@@ -75,11 +75,6 @@ type storeCall struct {
 	due     time.Time     // the budget's deadline, which the store plans its retries by
 	claimed atomic.Bool   // set by whoever reads the reply first: the request, or the refund
 	done    chan struct{} // buffered: the reply is in
-}
-
-// newStoreCall returns a storeCall for n counters at now and cost.
-func newStoreCall(n int, now, cost int64) *storeCall {
-	return &storeCall{n: n, now: now, cost: cost, done: make(chan struct{}, 1)}
 }
 
 // decideApart runs c's Decide on its own goroutine, under the longer deadline, and

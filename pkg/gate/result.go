@@ -41,15 +41,10 @@ const (
 
 // String returns "allowed", "denied" or "unauthorized".
 func (s Status) String() string {
-	switch s {
-	case Allowed:
-		return "allowed"
-	case Denied:
-		return "denied"
-	case Unauthorized:
-		return "unauthorized"
+	if s < Allowed || s > Unauthorized {
+		return "unknown"
 	}
-	return "unknown"
+	return [...]string{"allowed", "denied", "unauthorized"}[s-1]
 }
 
 // Result is a Check's answer, shaped for the authorizer's context, HTTP headers and

@@ -1,6 +1,7 @@
 package hotcounter
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -76,7 +77,7 @@ func (e *counter) adopt(set *limiter.Set, p *params, st *stats) {
 	st.lost.Add(e.lease.units)
 	e.lease, e.hotUntil, e.last, e.retryAt, e.denials = lease{}, 0, limiter.Decision{}, 0, 0
 	e.eligible = eligible(set)
-	e.refundable = e.eligible && !hasBucket(set)
+	e.refundable = e.eligible && !slices.ContainsFunc(set.Rules(), limiter.Rule.IsBucket)
 	_, e.capacity = leastCapacity(set)
 	e.maxWait = maxWait(set, p.leaseTime)
 }

@@ -14,12 +14,10 @@ import (
 func (s *Store) decide(ctx context.Context, cs []store.Counter, es []*counter, now, cost int64, outs []limiter.Decision) error {
 	var buf [store.MaxCounters]bool
 	hot := buf[:len(cs)]
-	anyHot := false
 	for i, e := range es {
 		hot[i] = e.isHot(now)
-		anyHot = anyHot || hot[i]
 	}
-	if !anyHot {
+	if !slices.Contains(hot, true) {
 		err := s.call(ctx, cs, now, cost, outs)
 		s.afterCold(err, es, hot, now, outs)
 		return err
@@ -103,11 +101,7 @@ func (s *Store) decideCold(ctx context.Context, cs []store.Counter, es []*counte
 	if err != nil {
 		return false, err
 	}
-	allowed := true
-	for k := range n {
-		allowed = allowed && couts[k].Allowed
-	}
-	return allowed, nil
+	return !slices.ContainsFunc(couts[:n], func(d limiter.Decision) bool { return !d.Allowed }), nil
 }
 
 // refund gives back the units withdrawn from the hot counters among es, and reports

@@ -85,13 +85,3 @@ func (s *Store) giveBackIdle(ctx context.Context, now int64) {
 		s.stats.returned.Add(r.units)
 	}
 }
-
-// hasBucket reports whether set has a token or leaky bucket.
-func hasBucket(set *limiter.Set) bool {
-	for i := range set.Len() {
-		if set.Rule(i).IsBucket() {
-			return true
-		}
-	}
-	return false
-}

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func (m *Middleware) ALB(next ALBHandler) ALBHandler {
 		a, res := m.decide(ctx, request.FromALB(e, m.gate.KeyHeader()))
 		multi := e.MultiValueHeaders != nil
 		if a.Status > 0 {
-			resp := events.ALBTargetGroupResponse{StatusCode: a.Status, StatusDescription: statusLine(a.Status), Body: string(a.Body)}
+			resp := events.ALBTargetGroupResponse{StatusCode: a.Status, StatusDescription: strconv.Itoa(a.Status) + " " + http.StatusText(a.Status), Body: string(a.Body)}
 			if multi {
 				resp.MultiValueHeaders = map[string][]string(a.Header)
 			} else {
@@ -125,8 +126,6 @@ func merge(add http.Header, single map[string]string, multi map[string][]string)
 	return single, multi
 }
 
-func statusLine(code int) string { return strconv.Itoa(code) + " " + http.StatusText(code) }
-
 // settleEvent takes SettleCostHeader out of an event response's headers and settles p
 // (see Middleware.settle).
 func (m *Middleware) settleEvent(ctx context.Context, p *pending, single map[string]string, multi map[string][]string) {
@@ -136,15 +135,7 @@ func (m *Middleware) settleEvent(ctx context.Context, p *pending, single map[str
 	if v := request.Header(single, multi, SettleCostHeader); v != "" {
 		p.record(v)
 	}
-	for k := range single {
-		if strings.EqualFold(k, SettleCostHeader) {
-			delete(single, k)
-		}
-	}
-	for k := range multi {
-		if strings.EqualFold(k, SettleCostHeader) {
-			delete(multi, k)
-		}
-	}
+	maps.DeleteFunc(single, func(k, _ string) bool { return strings.EqualFold(k, SettleCostHeader) })
+	maps.DeleteFunc(multi, func(k string, _ []string) bool { return strings.EqualFold(k, SettleCostHeader) })
 	m.settle(ctx, p)
 }

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -38,9 +39,7 @@ func New(cfg Config) (*Middleware, error) {
 	if cfg.Gate == nil {
 		return nil, errors.New("middleware: Config.Gate is required")
 	}
-	if cfg.MaxDelay == 0 {
-		cfg.MaxDelay = time.Second
-	}
+	cfg.MaxDelay = cmp.Or(cfg.MaxDelay, time.Second)
 	if cfg.Sleep == nil {
 		cfg.Sleep = wait.Sleep
 	}

@@ -98,12 +98,10 @@ func logSettle(r gate.SettleResult, err error) {
 
 // takeHeader removes SettleCostHeader from h and records its value in p.
 func (p *pending) takeHeader(h http.Header) {
-	v := h.Get(SettleCostHeader)
-	if v == "" && len(h.Values(SettleCostHeader)) == 0 {
-		return
+	if vs := h.Values(SettleCostHeader); len(vs) > 0 {
+		h.Del(SettleCostHeader)
+		p.record(vs[0])
 	}
-	h.Del(SettleCostHeader)
-	p.record(v)
 }
 
 // record keeps v, a SettleCostHeader's value, for settle.
