@@ -8,7 +8,7 @@
 // zoneinfo). TestBootstrapSizeAgainstHello bounds the authorizer's bootstrap against
 // the hello-world's, and TestAuthorizerImports keeps packages it does not need (the
 // SDK's DynamoDB expression builder and attribute marshaling) out of it.
-TestNoBuildOutputTracked keeps binaries and files over 1 MiB out of git.
+// TestNoBuildOutputTracked keeps binaries and files over 1 MiB out of git.
 //
 // They need make and go on PATH. Without make they skip, or fail when CI is set, as
 // the integration tests do. A cold build cache costs about a minute per GOARCH;
