@@ -51,7 +51,9 @@ func newFixture(t testing.TB, tweak func(*gate.Config)) *fixture {
 	f.createTenant(t, acmeJSON)
 	f.createTenant(t, publicJSON)
 	f.key, f.keyID = f.addKey(t, "acme")
-	cfg := gate.Config{Tenants: f.tenants, Counters: f.counters, Now: f.clock.Now}
+	// A budget far above the memory store's latency, so a loaded machine's scheduling
+	// cannot turn a decision into the fail mode's; the budget's tests set their own.
+	cfg := gate.Config{Tenants: f.tenants, Counters: f.counters, Now: f.clock.Now, LatencyBudget: 10 * time.Second}
 	if tweak != nil {
 		tweak(&cfg)
 	}
