@@ -2,6 +2,8 @@ package testenv
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -37,22 +39,31 @@ var builds sync.Map
 // stripped, without the RPC mode (CGO_ENABLED=0, -tags lambda.norpc, -ldflags "-s -w",
 // -trimpath, as the Makefile does for arm64), with tags added to lambda.norpc (the
 // authorizer's edgelimit.<backend>, say; "" adds none). It builds each package and tags once per
-// test process, into a folder removed when the process's first caller's test ends.
+// test process. The binary is os.TempDir()/edgelimit-bootstrap/<hash of the
+// package, the test's folder and the tags>/bootstrap, renamed into place, so a later
+// run replaces it (a running copy keeps its file) instead of leaving one more behind.
 func BuildBootstrap(tb testing.TB, pkg string, tags ...string) string {
 	tb.Helper()
 	tagList := strings.Join(slices.DeleteFunc(append([]string{"lambda.norpc"}, tags...), func(t string) bool { return t == "" }), ",")
 	build, _ := builds.LoadOrStore(pkg+" "+tagList, sync.OnceValues(func() (string, error) {
-		dir, err := os.MkdirTemp("", "edgelimit-bootstrap-")
+		wd, _ := os.Getwd()
+		sum := sha256.Sum256([]byte(pkg + "\x00" + wd + "\x00" + tagList))
+		dir := filepath.Join(os.TempDir(), "edgelimit-bootstrap", hex.EncodeToString(sum[:8]))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		tmp, err := os.MkdirTemp(dir, "build-")
 		if err != nil {
 			return "", err
 		}
-		path := filepath.Join(dir, "bootstrap")
-		cmd := exec.Command("go", "build", "-tags", tagList, "-ldflags", "-s -w", "-trimpath", "-o", path, pkg)
+		defer os.RemoveAll(tmp)
+		cmd := exec.Command("go", "build", "-tags", tagList, "-ldflags", "-s -w", "-trimpath", "-o", filepath.Join(tmp, "bootstrap"), pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
-		return path, nil
+		path := filepath.Join(dir, "bootstrap")
+		return path, os.Rename(filepath.Join(tmp, "bootstrap"), path)
 	}))
 	path, err := build.(func() (string, error))()
 	if err != nil {
