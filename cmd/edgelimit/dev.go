@@ -240,7 +240,7 @@ func devHandler(cfg config.Config, stores *config.Stores, o devOptions, logs io.
 	if err != nil {
 		return nil, err
 	}
-	dc := devserver.Config{Authorizer: auth, Admin: adm, Settle: g.Settle, Logger: logger}
+	dc := devserver.Config{Authorizer: auth, Admin: adm, Settle: g.Settle, Logger: logger, Tenants: stores.Tenants}
 	if o.upstream != "" {
 		if dc.Upstream, err = url.Parse(o.upstream); err != nil { // checked by devOptions.check
 			return nil, err

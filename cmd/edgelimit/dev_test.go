@@ -117,6 +117,19 @@ func do(t *testing.T, method, url, key, body string) *http.Response {
 	return resp
 }
 
+// issueKey issues a key of the tenant id through the admin API at base, and returns it.
+func issueKey(t *testing.T, base, id string) string {
+	t.Helper()
+	resp := do(t, "POST", base+"/admin/tenants/"+id+"/keys", "", "")
+	var issued struct {
+		Key string `json:"key"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&issued); err != nil || resp.StatusCode != 201 || issued.Key == "" {
+		t.Fatalf("POST /admin/tenants/%s/keys: %s, %v", id, resp.Status, err)
+	}
+	return issued.Key
+}
+
 // TestDevEndToEnd starts `edgelimit dev`, creates a tenant and a key through /admin/,
 // sends requests until 429, checks Retry-After and the RateLimit headers, waits (at
 // most 2 s of real time, polling) and succeeds again.
@@ -130,16 +143,10 @@ func TestDevEndToEnd(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("PUT /admin/tenants/e2e: %s %s", resp.Status, b)
 	}
-	resp := do(t, "POST", base+"/admin/tenants/e2e/keys", "", "")
-	var issued struct {
-		Key string `json:"key"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&issued); err != nil || resp.StatusCode != 201 || issued.Key == "" {
-		t.Fatalf("POST /admin/tenants/e2e/keys: %s, %v", resp.Status, err)
-	}
+	key := issueKey(t, base, "e2e")
 	var denied *http.Response
 	for i := 0; i < 10 && denied == nil; i++ {
-		if r := do(t, "GET", base+"/orders", issued.Key, ""); r.StatusCode == 429 {
+		if r := do(t, "GET", base+"/orders", key, ""); r.StatusCode == 429 {
 			denied = r
 		} else if r.StatusCode != 200 || r.Header.Get("X-RateLimit-Remaining") == "" {
 			t.Fatalf("request %d: %s, remaining %q", i, r.Status, r.Header.Get("X-RateLimit-Remaining"))
@@ -156,7 +163,7 @@ func TestDevEndToEnd(t *testing.T) {
 	}
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		if r := do(t, "GET", base+"/orders", issued.Key, ""); r.StatusCode == 200 {
+		if r := do(t, "GET", base+"/orders", key, ""); r.StatusCode == 200 {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -1,8 +1,16 @@
 // Package devserver is the local gateway of `edgelimit dev`: the real authorizer and
 // admin handlers in one process, with API Gateway REST API (v1) semantics.
 //
-// Every request outside /admin/ becomes a REQUEST authorizer event (its resource is the
-// request's path, its methodArn a local one) answered by authorizer.Handler.REST:
+// Every request outside /admin/ becomes a REQUEST authorizer event (its path and
+// methodArn the request's, the methodArn local) answered by authorizer.Handler.REST.
+// Its resource (and requestContext.resourcePath) is what a deployed REST API would
+// send: the most specific route resource that matches the path ("/items/{id}" for
+// /items/42, "/files/{proxy+}" for /files/a/b; a {name} takes one non-empty segment,
+// a final {name+} one or more; a literal segment beats a variable at the first segment
+// where two differ, and {name} beats {name+}), else the path itself. The resources
+// known are those of the routes of every tenant and plan in Config.Tenants, read by
+// New and again after each admin write answered 2xx; a route's method plays no part.
+// The answers:
 //
 //   - Unauthorized (unknown or missing key, suspended tenant): 401 {"message":"Unauthorized"},
 //     as API Gateway answers, with the middleware's WWW-Authenticate challenge (the key's

@@ -7,12 +7,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -20,6 +23,7 @@ import (
 	"github.com/edgelimit/edgelimit/internal/authorizer"
 	"github.com/edgelimit/edgelimit/internal/headers"
 	"github.com/edgelimit/edgelimit/internal/request"
+	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
 // Config configures the gateway. Authorizer and Admin are required.
@@ -35,6 +39,11 @@ type Config struct {
 	Settle admin.SettleFunc
 	// Logger receives one record per settle; nil means slog.Default().
 	Logger *slog.Logger
+	// Tenants is the admin API's store, whose tenants' and plans' routes name the
+	// resources that requests are given ("/items/{id}" for /items/42, as a deployed
+	// REST API sends it). New reads them, and each admin write answered 2xx reads
+	// them again. nil means none: every request's resource is its path.
+	Tenants store.Tenants
 }
 
 // Server is the local gateway; it is an http.Handler.
@@ -44,17 +53,27 @@ type Server struct {
 	next   http.Handler
 	settle admin.SettleFunc
 	log    *slog.Logger
+
+	tenants   store.Tenants // nil: no resources
+	resources atomic.Pointer[resources]
+	reloading sync.Mutex
 }
 
-// New returns the gateway of cfg.
+// New returns the gateway of cfg, with the resources of cfg.Tenants' routes read.
 func New(cfg Config) (*Server, error) {
 	if cfg.Authorizer == nil || cfg.Admin == nil {
 		return nil, errors.New("devserver: Config.Authorizer and Config.Admin are required")
 	}
 	s := &Server{auth: cfg.Authorizer, admin: http.StripPrefix("/admin", cfg.Admin), next: http.HandlerFunc(echo),
-		settle: cfg.Settle, log: cmp.Or(cfg.Logger, slog.Default())}
+		settle: cfg.Settle, log: cmp.Or(cfg.Logger, slog.Default()), tenants: cfg.Tenants}
 	if cfg.Upstream != nil {
 		s.next = s.proxy(cfg.Upstream)
+	}
+	s.resources.Store(&resources{})
+	if s.tenants != nil {
+		if err := s.reload(context.Background()); err != nil {
+			return nil, fmt.Errorf("devserver: reading the routes' resources: %w", err)
+		}
 	}
 	return s, nil
 }
@@ -62,10 +81,10 @@ func New(cfg Config) (*Server, error) {
 // ServeHTTP routes /admin/ to the admin API and decides every other request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isAdminPath(r.URL.Path) {
-		s.admin.ServeHTTP(w, r)
+		s.serveAdmin(w, r)
 		return
 	}
-	resp, res, err := s.auth.RESTResult(r.Context(), request.RESTAuthorizerEvent(r, requestID()))
+	resp, res, err := s.auth.RESTResult(r.Context(), s.event(r))
 	switch {
 	case errors.Is(err, authorizer.ErrUnauthorized):
 		headers.For(res, s.auth.KeyHeader()).Write(w) // res.Status is Unauthorized: 401
@@ -77,6 +96,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		headers.For(res, s.auth.KeyHeader()).Write(w) // the rate-limit fields; the upstream answers
 		s.next.ServeHTTP(w, withReservation(r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)), res.Reservation.ID))
 	}
+}
+
+// event is the REQUEST authorizer event of r, whose resource is the one API Gateway
+// would send: the template that matches r's path, or the path.
+func (s *Server) event(r *http.Request) events.APIGatewayCustomAuthorizerRequestTypeRequest {
+	ev := request.RESTAuthorizerEvent(r, requestID())
+	if res, ok := s.resources.Load().match(r.URL.EscapedPath()); ok {
+		ev.Resource, ev.RequestContext.ResourcePath = res, res
+	}
+	return ev
 }
 
 // isAdminPath reports whether path is the admin API's: /admin or under /admin/.

@@ -48,7 +48,8 @@ func newServer(t *testing.T, tenantJSON string, counters store.Counters) (*devse
 	return srv, key.Reveal()
 }
 
-// wire builds the dev server of a gate and an admin API configured as given.
+// wire builds the dev server of a gate and an admin API configured as given, whose
+// routes' resources are the admin API's tenants', as in `edgelimit dev`.
 func wire(t *testing.T, gcfg gate.Config, acfg admin.Config) *devserver.Server {
 	t.Helper()
 	g, err := gate.New(gcfg)
@@ -63,7 +64,7 @@ func wire(t *testing.T, gcfg gate.Config, acfg admin.Config) *devserver.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := devserver.New(devserver.Config{Authorizer: auth, Admin: adm})
+	srv, err := devserver.New(devserver.Config{Authorizer: auth, Admin: adm, Tenants: acfg.Tenants})
 	if err != nil {
 		t.Fatal(err)
 	}
