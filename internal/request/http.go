@@ -25,8 +25,8 @@ func hostOf(addr string) string {
 }
 
 // RESTAuthorizerEvent returns the REQUEST authorizer event a REST API (v1) would send
-// for r, as `edgelimit dev` asks the authorizer: its resource is the request's path,
-// its headers and query parameters the first value of each, its source IP
+// for r: its resource is the request's path (`edgelimit dev` then puts the matching
+// route template there, internal/devserver), its headers and query parameters the first value of each, its source IP
 // RemoteAddr's host, and its methodArn a local one (account 000000000000, API
 // edgelimit-dev, stage local).
 func RESTAuthorizerEvent(r *http.Request, requestID string) events.APIGatewayCustomAuthorizerRequestTypeRequest {
