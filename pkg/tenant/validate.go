@@ -168,8 +168,7 @@ func (t Tenant) validateCounters() error {
 
 // prefixed returns err with its field path placed under prefix ("routes[1]").
 func prefixed(prefix string, err error) error {
-	var fe *limiter.FieldError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*limiter.FieldError](err); ok {
 		return &limiter.FieldError{Field: prefix + "." + fe.Field, Value: fe.Value, Reason: fe.Reason}
 	}
 	return fmt.Errorf("%s: %w", prefix, err)
