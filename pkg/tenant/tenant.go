@@ -154,11 +154,7 @@ func ValidID(id string) bool {
 // asciiOnly reports whether every byte of s is an ASCII digit, a lowercase letter, an
 // uppercase letter when upper is set, or one of the bytes of extra.
 func asciiOnly(s string, upper bool, extra string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z' || strings.IndexByte(extra, c) >= 0) {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z' || strings.ContainsRune(extra, c))
+	})
 }
