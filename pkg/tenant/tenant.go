@@ -128,11 +128,8 @@ func (t Tenant) Clone() Tenant {
 
 // cloneEach returns a copy of xs with each item copied by clone; nil stays nil.
 func cloneEach[T any](xs []T, clone func(T) T) []T {
-	if xs == nil {
-		return nil
-	}
-	out := make([]T, len(xs))
-	for i, x := range xs {
+	out := slices.Clone(xs)
+	for i, x := range out {
 		out[i] = clone(x)
 	}
 	return out
