@@ -1,6 +1,7 @@
 package headers
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
 
@@ -81,9 +82,7 @@ func message(status int, body []byte) Answer {
 // Write sends the answer on w: its header fields, and when Status is not 0,
 // Content-Length, the status and the body.
 func (a Answer) Write(w http.ResponseWriter) {
-	for k, vals := range a.Header {
-		w.Header()[k] = vals
-	}
+	maps.Copy(w.Header(), a.Header)
 	if a.Status == 0 {
 		return
 	}

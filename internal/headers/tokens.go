@@ -40,10 +40,7 @@ func countsTokens(set *limiter.Set, d limiter.Decision) bool {
 
 // setTokens sets the token fields of d at now.
 func setTokens(h http.Header, d limiter.Decision, now int64) {
-	reset := time.Duration(max(d.Reset-now, 0)) * time.Microsecond
-	if r := reset % time.Millisecond; r != 0 {
-		reset += time.Millisecond - r
-	}
+	reset := time.Duration(limiter.CeilMillis(max(d.Reset-now, 0))) * time.Millisecond
 	h.Set(LimitTokensField, strconv.FormatInt(d.Limit, 10))
 	h.Set(RemainingTokensField, strconv.FormatInt(max(d.Remaining, 0), 10))
 	h.Set(ResetTokensField, reset.String())

@@ -23,8 +23,7 @@ func (e *FieldError) Error() string {
 
 // prefixed returns err with its field path placed under prefix ("rules[1]").
 func prefixed(prefix string, err error) error {
-	var fe *FieldError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*FieldError](err); ok {
 		return &FieldError{Field: prefix + "." + fe.Field, Value: fe.Value, Reason: fe.Reason}
 	}
 	return fmt.Errorf("%s: %w", prefix, err)

@@ -292,8 +292,7 @@ func jsonFieldError(err error) error {
 	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
 		return &FieldError{Field: strings.Trim(name, "\""), Reason: "unknown field: a rule has name, algorithm, limit, period, burst, anchor, scope, lease"}
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
 		return &FieldError{Field: te.Field, Reason: "must be a JSON " + te.Type.String()}
 	}
 	return fmt.Errorf("rule: invalid JSON: %w", err)

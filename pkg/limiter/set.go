@@ -67,7 +67,7 @@ func NewSet(rules []Rule, zone *Zone) (*Set, error) {
 }
 
 func compile(r Rule) compiled {
-	c := compiled{Rule: r, kind: kindOf(r.Algorithm), capacity: r.Capacity(), period: r.Period.Micros()}
+	c := compiled{Rule: r, kind: kinds[r.Algorithm], capacity: r.Capacity(), period: r.Period.Micros()}
 	if r.Period.IsCalendar() {
 		c.calendar = &windowCache{}
 	}
@@ -285,18 +285,6 @@ const (
 // bucket reports whether the rule is a token or leaky bucket: Rule.IsBucket.
 func (c *compiled) bucket() bool { return c.kind == kindBucket || c.kind == kindLeaky }
 
-func kindOf(a Algorithm) kind {
-	switch a {
-	case LeakyBucket:
-		return kindLeaky
-	case FixedWindow:
-		return kindFixed
-	case SlidingWindow:
-		return kindSliding
-	case SlidingLog:
-		return kindLog
-	case Concurrency:
-		return kindConc
-	}
-	return kindBucket
-}
+// kinds maps an Algorithm to its kind; token_bucket, the zero kind, is not listed.
+var kinds = map[Algorithm]kind{LeakyBucket: kindLeaky, FixedWindow: kindFixed,
+	SlidingWindow: kindSliding, SlidingLog: kindLog, Concurrency: kindConc}

@@ -206,8 +206,7 @@ func decodeError(err error, prefix, fields string) error {
 		name, _ = strconv.Unquote(name)
 		return &limiter.FieldError{Field: prefix + cmp.Or(name, `""`), Reason: "unknown field: want one of " + fields}
 	}
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 		field := strings.TrimSuffix(prefix, ".")
 		if te.Field != "" {
 			field = prefix + te.Field

@@ -51,16 +51,11 @@ func embeddedLocation(name string) (*time.Location, error) {
 	if name == "UTC" {
 		return time.UTC, nil
 	}
-	data, err := zoneFile(name)
+	data, err := zoneinfo.ReadFile("zoneinfo/" + name)
 	if err != nil {
 		return nil, err
 	}
 	return time.LoadLocationFromTZData(name, data)
-}
-
-// zoneFile returns the zone file of name in zoneinfo.
-func zoneFile(name string) ([]byte, error) {
-	return zoneinfo.ReadFile("zoneinfo/" + name)
 }
 
 func checkZoneName(name string) error {

@@ -130,3 +130,8 @@ func TestLoadLocation(t *testing.T) {
 		t.Errorf("LoadLocation(UTC) = %p, want time.UTC", loc)
 	}
 }
+
+// zoneFile returns the zone file of name in zoneinfo.
+func zoneFile(name string) ([]byte, error) {
+	return zoneinfo.ReadFile("zoneinfo/" + name)
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/edgelimit/edgelimit/pkg/limiter"
@@ -59,8 +60,8 @@ func checkSources(t Tenant, p *Plan, keyRules []limiter.Rule, check func(limiter
 
 // mergeError says of an error of the merged tenant-wide rules that it is the merge's.
 func mergeError(err error) error {
-	var fe *limiter.FieldError
-	if !errors.As(err, &fe) || fe.Field != "rules" {
+	fe, ok := errors.AsType[*limiter.FieldError](err)
+	if !ok || fe.Field != "rules" {
 		return err
 	}
 	return &limiter.FieldError{Field: fe.Field, Value: fe.Value,
@@ -114,26 +115,17 @@ func (t Tenant) costError(p *Plan, keyRules []limiter.Rule, r Route, ce *limiter
 // rules, the tenant's, or the plan's (merged in that order of precedence).
 func ruleSource(t Tenant, p *Plan, keyRules []limiter.Rule, name string) string {
 	has := func(rules []limiter.Rule) bool {
-		for _, r := range rules {
-			if r.Normalized().Name == name {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(rules, func(r limiter.Rule) bool { return r.Normalized().Name == name })
+	}
+	var plan []limiter.Rule
+	if p != nil {
+		plan = p.Rules
 	}
 	switch {
-	case has(keyOnly(MergeRules(planRules(p), t.Rules), keyRules)):
+	case has(keyOnly(MergeRules(plan, t.Rules), keyRules)):
 		return "the key's own rules"
 	case has(t.Rules):
 		return "the tenant's rules"
 	}
 	return "plan " + strconv.Quote(t.Plan)
-}
-
-// planRules returns p's rules, none for no plan.
-func planRules(p *Plan) []limiter.Rule {
-	if p == nil {
-		return nil
-	}
-	return p.Rules
 }

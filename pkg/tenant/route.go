@@ -94,10 +94,5 @@ func validResource(s string) bool {
 	if len(s) == 0 || len(s) > MaxResourceLen || s[0] != '/' {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || c == '?' || c == '#' {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(c rune) bool { return c <= ' ' || c >= 0x7f || c == '?' || c == '#' })
 }

@@ -36,8 +36,7 @@ func checkRules(path string, rules []limiter.Rule, check func(limiter.Rule) erro
 			continue
 		}
 		at := path + "[" + strconv.Itoa(i) + "]"
-		var fe *limiter.FieldError
-		if !errors.As(err, &fe) {
+		if _, ok := errors.AsType[*limiter.FieldError](err); !ok {
 			return &limiter.FieldError{Field: at, Reason: err.Error()}
 		}
 		return prefixed(at, err)

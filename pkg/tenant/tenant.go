@@ -128,11 +128,8 @@ func (t Tenant) Clone() Tenant {
 
 // cloneEach returns a copy of xs with each item copied by clone; nil stays nil.
 func cloneEach[T any](xs []T, clone func(T) T) []T {
-	if xs == nil {
-		return nil
-	}
-	out := make([]T, len(xs))
-	for i, x := range xs {
+	out := slices.Clone(xs)
+	for i, x := range out {
 		out[i] = clone(x)
 	}
 	return out
@@ -154,11 +151,7 @@ func ValidID(id string) bool {
 // asciiOnly reports whether every byte of s is an ASCII digit, a lowercase letter, an
 // uppercase letter when upper is set, or one of the bytes of extra.
 func asciiOnly(s string, upper bool, extra string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z' || strings.IndexByte(extra, c) >= 0) {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || upper && c >= 'A' && c <= 'Z' || strings.ContainsRune(extra, c))
+	})
 }

@@ -132,8 +132,7 @@ func (t Tenant) validateMetadata() error {
 	if err := tooMany("metadata", len(t.Metadata), MaxMetadata, "holds at most %d entries"); err != nil {
 		return err
 	}
-	keys := slices.Sorted(maps.Keys(t.Metadata))
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(t.Metadata)) {
 		field := "metadata[" + strconv.Quote(k) + "]"
 		if !validMetadataKey(k) {
 			return &limiter.FieldError{Field: field, Reason: fmt.Sprintf("a key is 1 to %d letters, digits, '_', '-', '.', ':' or '/'", MaxMetadataKey)}
@@ -168,8 +167,7 @@ func (t Tenant) validateCounters() error {
 
 // prefixed returns err with its field path placed under prefix ("routes[1]").
 func prefixed(prefix string, err error) error {
-	var fe *limiter.FieldError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*limiter.FieldError](err); ok {
 		return &limiter.FieldError{Field: prefix + "." + fe.Field, Value: fe.Value, Reason: fe.Reason}
 	}
 	return fmt.Errorf("%s: %w", prefix, err)
