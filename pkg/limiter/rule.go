@@ -263,13 +263,11 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// trimQuoted drops a leading quoted value from a period error, which FieldError
-// already shows.
+// trimQuoted drops a leading quoted value from a period error (Period.UnmarshalJSON's
+// %q), which FieldError already shows.
 func trimQuoted(msg string) string {
-	if strings.HasPrefix(msg, "\"") {
-		if i := strings.Index(msg[1:], "\" "); i >= 0 {
-			return strings.TrimPrefix(msg[i+3:], "is ")
-		}
+	if quoted, err := strconv.QuotedPrefix(msg); err == nil {
+		return strings.TrimPrefix(strings.TrimPrefix(msg[len(quoted):], " "), "is ")
 	}
 	return msg
 }

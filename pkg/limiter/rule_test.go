@@ -195,3 +195,17 @@ func FuzzParseRule(f *testing.F) {
 		}
 	})
 }
+
+// TestBadPeriodErrorIsWhole: a period error gives the reason once, after the value,
+// even when the value holds a quote and a space (the reason was cut at the first `" `
+// inside the value: `period = "a\" b": b" is not a duration ...`).
+func TestBadPeriodErrorIsWhole(t *testing.T) {
+	for _, period := range []string{`"fortnight"`, `"a\" b"`, `"\" is \""`} {
+		var r Rule
+		err := json.Unmarshal([]byte(`{"algorithm": "fixed_window", "limit": 1, "period": `+period+`}`), &r)
+		want := "period = " + period + ": not a duration"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("period %s: %v, want an error starting %q", period, err, want)
+		}
+	}
+}
