@@ -52,7 +52,8 @@
 //     latest time at which a denying rule is back to full, or when allowed the earliest
 //     at which any rule is.
 //   - RateLimit-Policy: one item per rule of the set, in order. q is the rule's limit,
-//     w its period in seconds; a bucket whose burst differs from its limit adds
+//     w its period in seconds (none for a concurrency rule, whose q is the requests
+//     it lets be in flight: the draft's w is optional); a bucket whose burst differs from its limit adds
 //     edgelimit-burst, its capacity (the draft asks for a vendor prefix on such
 //     parameters); a rule of scope key or ip adds edgelimit-scope=key or =ip. A request
 //     decided over several counters (route and tenant rules, each scope apart) lists

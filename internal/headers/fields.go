@@ -120,7 +120,9 @@ func appendPolicies(b []byte, set *limiter.Set, now int64) []byte {
 		r := set.Rule(i)
 		b = appendString(b, r.Name)
 		b = appendParam(b, "q", r.Limit)
-		b = appendParam(b, "w", windowSeconds(set, i, now))
+		if r.Algorithm != limiter.Concurrency { // requests in flight: no window to give
+			b = appendParam(b, "w", windowSeconds(set, i, now))
+		}
 		if burst := r.Capacity(); burst != r.Limit {
 			b = appendParam(b, burstParam, burst)
 		}

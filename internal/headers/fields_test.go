@@ -192,6 +192,10 @@ func TestWritePolicy(t *testing.T) {
 		{"New York, February", ny, nyAt(2026, 2, 14, 12), []string{
 			`{"name": "month", "algorithm": "fixed_window", "limit": 1, "period": "month"}`},
 			`"month";q=1;w=2419200`},
+		{"a concurrency rule has no window", nil, t0, []string{
+			`{"name": "inflight", "algorithm": "concurrency", "limit": 4}`,
+			`{"name": "minute", "algorithm": "fixed_window", "limit": 60, "period": "1m"}`},
+			`"inflight";q=4, "minute";q=60;w=60`},
 		{"a change of zone extends the day", moved, t0 + 1, []string{
 			`{"name": "day", "algorithm": "fixed_window", "limit": 1, "period": "day"}`},
 			`"day";q=1;w=115200`},
