@@ -82,12 +82,29 @@ type Lambda struct {
 
 // StartLambda runs bootstrap under the emulator (RIE(tb)) with env added to this
 // process's environment, and waits (polling, at most 20 s) until the emulator accepts
-// connections. The emulator and the function stop at the end of the test.
+// connections. The emulator and the function stop at the end of the test. Its two
+// ports are free when chosen, but another process can take one before the emulator
+// binds it: an emulator that exits for a port in use is started again on new ports,
+// up to 5 times.
 func StartLambda(tb testing.TB, bootstrap string, env map[string]string) *Lambda {
 	tb.Helper()
-	rie := RIE(tb)
-	addr, apiAddr := freeAddr(tb), freeAddr(tb)
-	cmd := exec.Command(rie, "--runtime-interface-emulator-address", addr, "--runtime-api-address", apiAddr, bootstrap)
+	for attempt := 1; ; attempt++ {
+		l, portTaken := startLambda(tb, bootstrap, env)
+		if l != nil {
+			return l
+		}
+		if attempt == 5 {
+			tb.Fatalf("the emulator found a port in use 5 times:\n%s", portTaken)
+		}
+	}
+}
+
+// startLambda starts one emulator. It returns nil and the emulator's output when the
+// emulator exited because a port was in use; any other failure is fatal.
+func startLambda(tb testing.TB, bootstrap string, env map[string]string) (*Lambda, string) {
+	tb.Helper()
+	addr, apiAddr := pickAddr(tb), pickAddr(tb)
+	cmd := exec.Command(RIE(tb), "--runtime-interface-emulator-address", addr, "--runtime-api-address", apiAddr, bootstrap)
 	cmd.Dir = filepath.Dir(bootstrap)
 	cmd.Env = os.Environ()
 	for k, v := range env {
@@ -99,24 +116,39 @@ func StartLambda(tb testing.TB, bootstrap string, env map[string]string) *Lambda
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	l.stop = sync.OnceFunc(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group this test started
-		_ = cmd.Wait()
+		<-exited
 	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			l.stop()
+			if out := l.out.String(); strings.Contains(out, "address already in use") {
+				return nil, out
+			}
+			tb.Fatalf("the emulator exited before it listened on %s:\n%s", addr, l.out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			l.stop()
+			tb.Fatalf("gave up waiting 20s for the emulator to listen on %s:\n%s", addr, l.out.String())
+		}
+	}
 	tb.Cleanup(func() {
 		l.stop()
 		if tb.Failed() {
 			tb.Logf("emulator output:\n%s", l.out.String())
 		}
 	})
-	WaitFor(tb, 20*time.Second, "the emulator to listen on "+addr, func() bool {
-		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
-	return l
+	return l, ""
 }
 
 // Invoke posts payload to the function and returns the reply body and the latency.
@@ -155,6 +187,9 @@ func WaitFor(tb testing.TB, limit time.Duration, what string, cond func() bool) 
 		<-tick.C
 	}
 }
+
+// pickAddr chooses StartLambda's ports: freeAddr, but for a test of its retry.
+var pickAddr = freeAddr
 
 func freeAddr(tb testing.TB) string {
 	tb.Helper()
