@@ -45,10 +45,10 @@ func Parse(name string, data []byte) (*State, error) {
 		return nil, errors.New("data after the JSON value")
 	}
 	s := newState()
-	if err := parseObjects(f.Plans, "plans", s.Plans, normalizePlan); err != nil {
+	if err := parseObjects(f.Plans, "plans", s.Plans, forWrite(normalizePlan, tenant.DecodePlan)); err != nil {
 		return nil, err
 	}
-	if err := parseObjects(f.Tenants, "tenants", s.Tenants, normalizeTenant); err != nil {
+	if err := parseObjects(f.Tenants, "tenants", s.Tenants, forWrite(normalizeTenant, tenant.Decode)); err != nil {
 		return nil, err
 	}
 	if err := checkMerges(s.Tenants, s.Plans, true); err != nil {
