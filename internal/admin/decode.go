@@ -68,11 +68,16 @@ func objectFields(body []byte, id, what string) (map[string]json.RawMessage, err
 	return fields, nil
 }
 
-// decodeTenant decodes a tenant strictly (tenant.Decode) and checks that the counter
-// store can honour every rule of it (store.RuleChecker): a rule it would refuse on
-// every decision is a 422 naming the field, and nothing is written.
+// decodeTenant decodes a tenant strictly (tenant.Decode) and checks that its routes'
+// resources can be API Gateway's (tenant.Tenant.CheckResources) and that the counter
+// store can honour every rule of it (store.RuleChecker): a resource no request can
+// have, or a rule the store would refuse on every decision, is a 422 naming the field,
+// and nothing is written.
 func (h *Handler) decodeTenant(data []byte) (tenant.Tenant, error) {
 	t, err := tenant.Decode(data)
+	if err == nil {
+		err = t.CheckResources()
+	}
 	if err == nil {
 		err = t.CheckRules(h.honours)
 	}

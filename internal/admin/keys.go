@@ -47,7 +47,8 @@ func keyOf(rec apikey.Record) keyJSON {
 }
 
 // createKey answers POST /tenants/{id}/keys: a new key, shown once. The body is
-// empty, {}, or {"rules": [...]}: the key's own key-scope rules.
+// empty, {}, or {"rules": [...]}: the key's own key-scope rules (none for an empty
+// list).
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, p params) error {
 	rules, err := h.readKeyRules(r)
 	if err != nil {

@@ -137,7 +137,9 @@ func (h *Handler) listPlans(w http.ResponseWriter, r *http.Request, p params) er
 }
 
 // decodePlan decodes a PUT body: a plan whose id, when given, is the path's; its
-// version is ignored. The counter store must honour every rule (store.RuleChecker).
+// version is ignored. Its routes' resources must be API Gateway's
+// (tenant.Plan.CheckResources), and the counter store must honour every rule
+// (store.RuleChecker).
 func (h *Handler) decodePlan(body []byte, id string) (tenant.Plan, error) {
 	fields, err := objectFields(body, id, "plan")
 	if err != nil {
@@ -148,6 +150,9 @@ func (h *Handler) decodePlan(body []byte, id string) (tenant.Plan, error) {
 		body, _ = json.Marshal(fields)
 	}
 	p, err := tenant.DecodePlan(body)
+	if err == nil {
+		err = p.CheckResources()
+	}
 	if err == nil {
 		err = p.CheckRules(h.honours)
 	}

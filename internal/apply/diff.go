@@ -44,7 +44,8 @@ func (ch Change) String() string {
 // file, from Parse) says, in the order they can be written: plans created or replaced,
 // then tenants, then keys revoked, then plans deleted. Without prune, what want does
 // not name is left alone. A file the changes cannot honour (a key that does not exist,
-// a plan the server cannot hold) is an error, and no change is returned.
+// a plan the server cannot hold, a tenant to replace whose rules do not merge with the
+// own rules of one of its keys that have holds) is an error, and no change is returned.
 func Diff(want, have *State, prune bool) ([]Change, error) {
 	if err := check(want, have, prune); err != nil {
 		return nil, err
@@ -60,6 +61,9 @@ func Diff(want, have *State, prune bool) ([]Change, error) {
 		} else if prune {
 			out = append(out, deletion(have, "tenant", id))
 		}
+	}
+	if err := checkOwnRules(want, have, out); err != nil {
+		return nil, err
 	}
 	out = append(out, keyChanges(want, have, prune)...)
 	if prune {

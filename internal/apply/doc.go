@@ -24,8 +24,10 @@
 // /tenants/{id}/keys), so a key in the file must exist already: apply revokes a key
 // whose status is "revoked", and refuses a key it cannot find (issue it with the admin
 // API, then export to list it) and a revoked key marked active (a revoked key cannot
-// come back). The admin API keeps no rules or metadata on a key: a key entry with
-// other fields than tenant and status is refused.
+// come back). A key entry holds tenant and status only (other fields are refused): a
+// key's own rules (POST /tenants/{id}/keys with rules) are set when it is issued, and
+// apply and export leave them out and as they are on the server. A tenant to replace is
+// checked against them, as the admin API checks it (Refresh reads its keys).
 //
 // # Diff and apply
 //

@@ -70,6 +70,26 @@ func normalizePlan(obj Object) (Object, error) {
 	return out, nil
 }
 
+// forWrite returns normalize with the checks that the admin API makes of a write only
+// (CheckResources: tenant.Tenant's or tenant.Plan's, as decode reads obj), which Parse
+// makes of a file's objects and Read does not of the server's.
+func forWrite[T interface{ CheckResources() error }](normalize func(Object) (Object, error), decode func([]byte) (T, error)) func(Object) (Object, error) {
+	return func(obj Object) (Object, error) {
+		norm, err := normalize(obj)
+		if err != nil {
+			return nil, err
+		}
+		v, err := decodeWith(norm, decode)
+		if err == nil {
+			err = v.CheckResources()
+		}
+		if err != nil {
+			return nil, err
+		}
+		return norm, nil
+	}
+}
+
 // decodeWith decodes obj's JSON with decode (tenant.Decode, tenant.DecodePlan).
 func decodeWith[T any](obj Object, decode func([]byte) (T, error)) (T, error) {
 	data, err := json.Marshal(obj)

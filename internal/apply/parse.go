@@ -45,10 +45,10 @@ func Parse(name string, data []byte) (*State, error) {
 		return nil, errors.New("data after the JSON value")
 	}
 	s := newState()
-	if err := parseObjects(f.Plans, "plans", s.Plans, normalizePlan); err != nil {
+	if err := parseObjects(f.Plans, "plans", s.Plans, forWrite(normalizePlan, tenant.DecodePlan)); err != nil {
 		return nil, err
 	}
-	if err := parseObjects(f.Tenants, "tenants", s.Tenants, normalizeTenant); err != nil {
+	if err := parseObjects(f.Tenants, "tenants", s.Tenants, forWrite(normalizeTenant, tenant.Decode)); err != nil {
 		return nil, err
 	}
 	if err := checkMerges(s.Tenants, s.Plans, true); err != nil {
@@ -113,7 +113,7 @@ func parseKey(id string, raw json.RawMessage) (Key, error) {
 		s, ok := obj[field].(string)
 		switch {
 		case field != "tenant" && field != "status":
-			return Key{}, fmt.Errorf("%s.%s: unknown field: the admin API keeps a key's tenant and status only (no rules, no metadata, never its secret)", where, field)
+			return Key{}, fmt.Errorf("%s.%s: unknown field: a key entry holds its tenant and status only (apply leaves a key's own rules as the server holds them, and never sees its secret)", where, field)
 		case !ok:
 			return Key{}, fmt.Errorf("%s.%s: must be a string", where, field)
 		case field == "tenant":

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 	"github.com/edgelimit/edgelimit/pkg/store"
 )
 
@@ -65,7 +66,8 @@ func (s *State) add(kind string, objs []Object, out map[string]Object, normalize
 // /plans/{id}, /tenants/{id}), and keeps that body with the ETag header of the same
 // answer: a Diff after it compares the file with exactly the version that the writes'
 // If-Match names, whatever form the server's ETags take. An object gone meanwhile is
-// dropped (Diff then creates it).
+// dropped (Diff then creates it). It reads the keys of each tenant to replace too, so
+// that Diff checks the tenant against their own rules as the admin API will.
 func (s *State) Refresh(ctx context.Context, c *Client, changes []Change) error {
 	for _, ch := range changes {
 		if ch.Op == '+' || ch.Kind == "key" {
@@ -95,23 +97,29 @@ func (s *State) Refresh(ctx context.Context, c *Client, changes []Change) error 
 		if r.etag != "" {
 			s.etags[ref{ch.Kind, ch.ID}] = r.etag
 		}
+		if ch.Kind == "tenant" && ch.Op == '~' {
+			if err := s.readOwnRules(ctx, c, ch.ID); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// readKeys adds the key records of tenant id.
+// keyRecord is a key as GET /tenants/{id}/keys lists it, in the fields apply reads.
+type keyRecord struct {
+	KeyID   string         `json:"key_id"`
+	Revoked bool           `json:"revoked"`
+	Rules   []limiter.Rule `json:"rules"`
+}
+
+// readKeys adds the key records of tenant id, and notes their own rules.
 func (s *State) readKeys(ctx context.Context, c *Client, id string) error {
-	path := "/tenants/" + url.PathEscape(id) + "/keys"
-	var list struct {
-		Keys []struct {
-			KeyID   string `json:"key_id"`
-			Revoked bool   `json:"revoked"`
-		} `json:"keys"`
-	}
-	if err := c.getJSON(ctx, path, &list); err != nil {
+	recs, err := c.keyRecords(ctx, id)
+	if err != nil {
 		return err
 	}
-	for _, k := range list.Keys {
+	for _, k := range recs {
 		if other, dup := s.Keys[k.KeyID]; dup {
 			return fmt.Errorf("key id %s is used by tenants %s and %s: a file names keys by id alone", k.KeyID, other.Tenant, id)
 		}
@@ -121,7 +129,41 @@ func (s *State) readKeys(ctx context.Context, c *Client, id string) error {
 		}
 		s.Keys[k.KeyID] = Key{Tenant: id, Status: status}
 	}
+	s.noteOwnRules(id, recs)
 	return nil
+}
+
+// readOwnRules reads the keys of tenant id again for their own rules alone.
+func (s *State) readOwnRules(ctx context.Context, c *Client, id string) error {
+	recs, err := c.keyRecords(ctx, id)
+	if err != nil {
+		return err
+	}
+	s.noteOwnRules(id, recs)
+	return nil
+}
+
+// noteOwnRules keeps the own rules of the keys recs of tenant id, revoked keys
+// included: the admin API checks a tenant's write against every key record it lists.
+func (s *State) noteOwnRules(id string, recs []keyRecord) {
+	own := []ownRules{} // not nil: read
+	for _, k := range recs {
+		if len(k.Rules) > 0 {
+			own = append(own, ownRules{keyID: k.KeyID, rules: k.Rules})
+		}
+	}
+	s.ownRules[id] = own
+}
+
+// keyRecords lists the key records of tenant id.
+func (c *Client) keyRecords(ctx context.Context, id string) ([]keyRecord, error) {
+	var list struct {
+		Keys []keyRecord `json:"keys"`
+	}
+	if err := c.getJSON(ctx, "/tenants/"+url.PathEscape(id)+"/keys", &list); err != nil {
+		return nil, err
+	}
+	return list.Keys, nil
 }
 
 // list reads every page of a listing ({"<field>": [...], "next_page_token": ...}).

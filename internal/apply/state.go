@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/edgelimit/edgelimit/pkg/limiter"
 )
 
 // Object is one plan or tenant as JSON decodes it (numbers as json.Number), in the
@@ -36,13 +38,25 @@ type State struct {
 	etags map[ref]string
 	// plansServed says whether the server answered GET /plans (Read only).
 	plansServed bool
+	// ownRules are, by tenant id, the keys with own rules of the tenants whose keys
+	// Read or Refresh read (an empty list for none); a tenant absent is unread.
+	ownRules map[string][]ownRules
+}
+
+// ownRules are the own rules of one key (POST /tenants/{id}/keys with rules): the
+// admin API checks a tenant's write against each key's, and apply leaves them as they
+// are (a file's key holds no rules).
+type ownRules struct {
+	keyID string
+	rules []limiter.Rule
 }
 
 // ref names one object: its kind ("plan", "tenant", "key") and id.
 type ref struct{ kind, id string }
 
 func newState() *State {
-	return &State{Plans: map[string]Object{}, Tenants: map[string]Object{}, Keys: map[string]Key{}, etags: map[ref]string{}}
+	return &State{Plans: map[string]Object{}, Tenants: map[string]Object{}, Keys: map[string]Key{}, etags: map[ref]string{},
+		ownRules: map[string][]ownRules{}}
 }
 
 // fileJSON is the file's JSON, each object kept raw for its own decoding.

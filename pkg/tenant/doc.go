@@ -39,6 +39,8 @@
 // overrides still active, a later rule replacing an earlier one of the same name;
 // compile its result with Sets. CheckMerge is the write-time check of the merge, a
 // key's own rules included: its rule count, its routes' costs, the store's limits.
+// CheckResources is the write-time check of the routes' resources: a greedy variable
+// before the last segment, which API Gateway refuses (Validate reads it, as stored).
 //
 // Time zones: the tenant's zone governs all its calendar rules. A change of zone takes
 // effect at the first window boundary of the new zone at or after the end of the
