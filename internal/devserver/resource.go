@@ -39,8 +39,9 @@ const (
 )
 
 // newResources returns the resources of a list of route resources, duplicates
-// allowed. One that is not a path ("$default") or whose greedy variable is not its
-// last segment (which API Gateway refuses) is left out.
+// allowed. One that is not a path ("$default") is left out; one whose greedy variable
+// is not its last segment (which API Gateway and the admin API refuse) matches only a
+// path spelled as it is, as a resource without variables does.
 func newResources(list []string) resources {
 	rs := resources{exact: map[string]bool{}}
 	for _, res := range slices.Compact(slices.Sorted(slices.Values(list))) {
