@@ -1,6 +1,7 @@
 // Package pending holds an allowed request's reservation while the request is served,
 // with the real cost its handler or upstream reports, and says at what cost to settle
-// it once the exchange is over: pkg/middleware settles through it.
+// it once the exchange is over: pkg/middleware and `edgelimit dev --upstream` settle
+// through it.
 //
 // The cost is the one given to SetCost, else the response's X-RateLimit-Settle-Cost
 // header (headers.SettleCost), else the estimate. A reservation over no concurrency
