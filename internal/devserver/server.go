@@ -22,6 +22,7 @@ import (
 	"github.com/edgelimit/edgelimit/internal/admin"
 	"github.com/edgelimit/edgelimit/internal/authorizer"
 	"github.com/edgelimit/edgelimit/internal/headers"
+	"github.com/edgelimit/edgelimit/internal/pending"
 	"github.com/edgelimit/edgelimit/internal/request"
 	"github.com/edgelimit/edgelimit/pkg/store"
 )
@@ -32,8 +33,10 @@ type Config struct {
 	// Admin serves the admin API, mounted under /admin/.
 	Admin http.Handler
 	// Upstream receives the allowed requests; nil means the built-in echo. Its
-	// responses' X-RateLimit-Settle-Cost header is removed, and settles the request's
-	// reservation through Settle.
+	// responses' X-RateLimit-Settle-Cost header is removed, and a request's reservation
+	// is settled through Settle once the exchange is over (the body copied, or the
+	// upstream unreachable): at that header's cost, else at the estimate when the
+	// request holds a concurrency slot.
 	Upstream *url.URL
 	// Settle settles reservations (gate.Gate.Settle); nil settles none.
 	Settle admin.SettleFunc
@@ -94,7 +97,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		headers.Deny(res).Write(w)
 	default:
 		headers.For(res, s.auth.KeyHeader()).Write(w) // the rate-limit fields; the upstream answers
-		s.next.ServeHTTP(w, withReservation(r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)), res.Reservation.ID))
+		s.next.ServeHTTP(w, withReservation(r.WithContext(context.WithValue(r.Context(), contextKey{}, resp.Context)), pending.New(res)))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 
@@ -28,6 +29,18 @@ var serverT0 = limiter.Micros(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
 // given (nil: memory) and a frozen clock; it returns the server and a key of the tenant.
 func newServer(t *testing.T, tenantJSON string, counters store.Counters) (*devserver.Server, string) {
 	t.Helper()
+	tenants, key := seedTenants(t, tenantJSON)
+	if counters == nil {
+		counters = memory.NewCounters(memory.CountersConfig{})
+	}
+	now := func() int64 { return serverT0 }
+	srv := wire(t, gate.Config{Tenants: tenants, Counters: counters, Now: now}, admin.Config{Tenants: tenants, Counters: counters, Now: now})
+	return srv, key.Reveal()
+}
+
+// seedTenants returns memory tenants holding tenantJSON and a key of that tenant.
+func seedTenants(t *testing.T, tenantJSON string) (*memory.Tenants, apikey.Key) {
+	t.Helper()
 	tenants := memory.NewTenants()
 	tn, err := tenant.Decode([]byte(tenantJSON))
 	if err != nil {
@@ -40,17 +53,19 @@ func newServer(t *testing.T, tenantJSON string, counters store.Counters) (*devse
 	if err := tenants.PutKey(t.Context(), rec); err != nil {
 		t.Fatal(err)
 	}
-	if counters == nil {
-		counters = memory.NewCounters(memory.CountersConfig{})
-	}
-	now := func() int64 { return serverT0 }
-	srv := wire(t, gate.Config{Tenants: tenants, Counters: counters, Now: now}, admin.Config{Tenants: tenants, Counters: counters, Now: now})
-	return srv, key.Reveal()
+	return tenants, key
 }
 
 // wire builds the dev server of a gate and an admin API configured as given, whose
 // routes' resources are the admin API's tenants', as in `edgelimit dev`.
 func wire(t *testing.T, gcfg gate.Config, acfg admin.Config) *devserver.Server {
+	t.Helper()
+	return wireTo(t, gcfg, acfg, nil)
+}
+
+// wireTo is wire with allowed requests proxied to upstream (nil: the echo), whose
+// reservations the gate settles.
+func wireTo(t *testing.T, gcfg gate.Config, acfg admin.Config, upstream *url.URL) *devserver.Server {
 	t.Helper()
 	g, err := gate.New(gcfg)
 	if err != nil {
@@ -64,7 +79,11 @@ func wire(t *testing.T, gcfg gate.Config, acfg admin.Config) *devserver.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := devserver.New(devserver.Config{Authorizer: auth, Admin: adm, Tenants: acfg.Tenants})
+	cfg := devserver.Config{Authorizer: auth, Admin: adm, Tenants: acfg.Tenants, Upstream: upstream}
+	if upstream != nil {
+		cfg.Settle = g.Settle
+	}
+	srv, err := devserver.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

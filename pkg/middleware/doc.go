@@ -21,11 +21,14 @@
 //
 // With a gate that has a reservation secret, an allowed request's reservation (see
 // gate.Reservation) is in the handler's context: ReservationFrom reads it. Once the
-// handler returns, the middleware settles it at the request's real cost: the one given
-// to SetCost, else the response's X-RateLimit-Settle-Cost header (SettleCostHeader),
-// which it removes before the client sees the response (net/http: before the headers
-// are written; aws-lambda-go: from the response's header maps). With neither, the
-// estimate stands. Config.OnSettle receives each settle's outcome.
+// handler returns, or panics (the panic goes on after the settle), the middleware
+// settles it at the request's real cost: the one given to SetCost, else the response's
+// X-RateLimit-Settle-Cost header (SettleCostHeader), which it removes before the client
+// sees the response (net/http: before the headers are written; aws-lambda-go: from the
+// response's header maps). With neither (or a header that is not a cost), the estimate
+// stands: a request that holds a concurrency slot is settled at its estimate, which
+// frees the slot and changes no other counter; one that holds none is not settled, which
+// would cost a store call for nothing. Config.OnSettle receives each settle's outcome.
 //
 // Middleware.Handler wraps a net/http handler; APIGatewayProxy (REST API v1),
 // APIGatewayV2 (HTTP API payload 2.0), FunctionURL and ALB wrap aws-lambda-go handlers.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/edgelimit/edgelimit/internal/pending"
 	"github.com/edgelimit/edgelimit/internal/request"
 )
 
@@ -27,13 +28,11 @@ type (
 // APIGatewayProxy wraps a REST API (v1) proxy handler; the route is the event's resource.
 func (m *Middleware) APIGatewayProxy(next ProxyHandler) ProxyHandler {
 	return func(ctx context.Context, e events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-		a, res := m.decide(ctx, request.FromRESTProxy(e, m.gate.KeyHeader()))
+		a, p := m.decide(ctx, request.FromRESTProxy(e, m.gate.KeyHeader()))
 		if a.Status > 0 {
 			return events.APIGatewayProxyResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
-		ctx, p := withPending(ctx, res)
-		resp, err := next(ctx, e)
-		m.settleEvent(ctx, p, resp.Headers, resp.MultiValueHeaders)
+		resp, err := serveEvent(m, withPending(ctx, p), p, next, e, proxyHeaders)
 		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
@@ -42,13 +41,11 @@ func (m *Middleware) APIGatewayProxy(next ProxyHandler) ProxyHandler {
 // APIGatewayV2 wraps an HTTP API (payload 2.0) handler; the route is the event's route key.
 func (m *Middleware) APIGatewayV2(next V2Handler) V2Handler {
 	return func(ctx context.Context, e events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		a, res := m.decide(ctx, request.FromHTTPProxy(e, m.gate.KeyHeader()))
+		a, p := m.decide(ctx, request.FromHTTPProxy(e, m.gate.KeyHeader()))
 		if a.Status > 0 {
 			return events.APIGatewayV2HTTPResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
-		ctx, p := withPending(ctx, res)
-		resp, err := next(ctx, e)
-		m.settleEvent(ctx, p, resp.Headers, resp.MultiValueHeaders)
+		resp, err := serveEvent(m, withPending(ctx, p), p, next, e, v2Headers)
 		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
@@ -57,13 +54,11 @@ func (m *Middleware) APIGatewayV2(next V2Handler) V2Handler {
 // FunctionURL wraps a Lambda function URL handler; the route is the raw path.
 func (m *Middleware) FunctionURL(next FunctionURLHandler) FunctionURLHandler {
 	return func(ctx context.Context, e events.LambdaFunctionURLRequest) (events.LambdaFunctionURLResponse, error) {
-		a, res := m.decide(ctx, request.FromFunctionURL(e, m.gate.KeyHeader()))
+		a, p := m.decide(ctx, request.FromFunctionURL(e, m.gate.KeyHeader()))
 		if a.Status > 0 {
 			return events.LambdaFunctionURLResponse{StatusCode: a.Status, Headers: flat(a.Header), Body: string(a.Body)}, nil
 		}
-		ctx, p := withPending(ctx, res)
-		resp, err := next(ctx, e)
-		m.settleEvent(ctx, p, resp.Headers, nil)
+		resp, err := serveEvent(m, withPending(ctx, p), p, next, e, urlHeaders)
 		resp.Headers, _ = merge(a.Header, resp.Headers, nil)
 		return resp, err
 	}
@@ -73,7 +68,7 @@ func (m *Middleware) FunctionURL(next FunctionURLHandler) FunctionURLHandler {
 // source IP the last X-Forwarded-For entry (the one the load balancer appended).
 func (m *Middleware) ALB(next ALBHandler) ALBHandler {
 	return func(ctx context.Context, e events.ALBTargetGroupRequest) (events.ALBTargetGroupResponse, error) {
-		a, res := m.decide(ctx, request.FromALB(e, m.gate.KeyHeader()))
+		a, p := m.decide(ctx, request.FromALB(e, m.gate.KeyHeader()))
 		multi := e.MultiValueHeaders != nil
 		if a.Status > 0 {
 			resp := events.ALBTargetGroupResponse{StatusCode: a.Status, StatusDescription: strconv.Itoa(a.Status) + " " + http.StatusText(a.Status), Body: string(a.Body)}
@@ -84,9 +79,7 @@ func (m *Middleware) ALB(next ALBHandler) ALBHandler {
 			}
 			return resp, nil
 		}
-		ctx, p := withPending(ctx, res)
-		resp, err := next(ctx, e)
-		m.settleEvent(ctx, p, resp.Headers, resp.MultiValueHeaders)
+		resp, err := serveEvent(m, withPending(ctx, p), p, next, e, albHeaders)
 		resp.Headers, resp.MultiValueHeaders = merge(a.Header, resp.Headers, resp.MultiValueHeaders)
 		return resp, err
 	}
@@ -126,14 +119,43 @@ func merge(add http.Header, single map[string]string, multi map[string][]string)
 	return single, multi
 }
 
+// serveEvent calls next with ctx and e, then settles p (see Middleware.settle) once next
+// returned or panicked, taking SettleCostHeader out of the header maps that hdr gives of
+// its response (a panic's is the zero response; the panic goes on after the settle).
+func serveEvent[E, R any](m *Middleware, ctx context.Context, p *pending.Reservation, next func(context.Context, E) (R, error), e E,
+	hdr func(*R) (map[string]string, map[string][]string)) (resp R, err error) {
+	defer func() {
+		single, multi := hdr(&resp)
+		m.settleEvent(ctx, p, single, multi)
+	}()
+	return next(ctx, e)
+}
+
+// The header maps of each event response, for serveEvent.
+func proxyHeaders(r *events.APIGatewayProxyResponse) (map[string]string, map[string][]string) {
+	return r.Headers, r.MultiValueHeaders
+}
+
+func v2Headers(r *events.APIGatewayV2HTTPResponse) (map[string]string, map[string][]string) {
+	return r.Headers, r.MultiValueHeaders
+}
+
+func urlHeaders(r *events.LambdaFunctionURLResponse) (map[string]string, map[string][]string) {
+	return r.Headers, nil
+}
+
+func albHeaders(r *events.ALBTargetGroupResponse) (map[string]string, map[string][]string) {
+	return r.Headers, r.MultiValueHeaders
+}
+
 // settleEvent takes SettleCostHeader out of an event response's headers and settles p
 // (see Middleware.settle).
-func (m *Middleware) settleEvent(ctx context.Context, p *pending, single map[string]string, multi map[string][]string) {
+func (m *Middleware) settleEvent(ctx context.Context, p *pending.Reservation, single map[string]string, multi map[string][]string) {
 	if p == nil {
 		return
 	}
 	if v := request.Header(single, multi, SettleCostHeader); v != "" {
-		p.record(v)
+		p.Record(v)
 	}
 	maps.DeleteFunc(single, func(k, _ string) bool { return strings.EqualFold(k, SettleCostHeader) })
 	maps.DeleteFunc(multi, func(k string, _ []string) bool { return strings.EqualFold(k, SettleCostHeader) })

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/edgelimit/edgelimit/internal/headers"
+	"github.com/edgelimit/edgelimit/internal/pending"
 	"github.com/edgelimit/edgelimit/internal/wait"
 	"github.com/edgelimit/edgelimit/pkg/gate"
 )
@@ -51,24 +52,24 @@ func New(cfg Config) (*Middleware, error) {
 
 // decide checks req with the gate, waits a leaky bucket's delay when it may, and returns
 // the answer: a response of its own (Status > 0) or the fields to add to the handler's,
-// with the reservation of a request the handler is to serve. A delay not waited is a
-// 429 whose reservation is released.
-func (m *Middleware) decide(ctx context.Context, req gate.Request) (headers.Answer, gate.Reservation) {
+// with the pending reservation of a request the handler is to serve (nil when it has
+// none). A delay not waited is a 429 whose reservation is released.
+func (m *Middleware) decide(ctx context.Context, req gate.Request) (headers.Answer, *pending.Reservation) {
 	res, err := m.gate.Check(ctx, req)
 	if err != nil {
-		return headers.Internal(), gate.Reservation{}
+		return headers.Internal(), nil
 	}
 	a := headers.For(res, m.gate.KeyHeader())
 	if a.Status > 0 {
-		return a, gate.Reservation{}
+		return a, nil
 	}
 	if delay := time.Duration(res.Decision.Delay) * time.Microsecond; delay > 0 && !res.Shadow && !res.FailOpen {
 		if delay > m.maxDelay || m.sleep(ctx, delay) != nil {
 			m.release(ctx, res.Reservation)
-			return m.tooLong(res, delay), gate.Reservation{}
+			return m.tooLong(res, delay), nil
 		}
 	}
-	return a, res.Reservation
+	return a, pending.New(res)
 }
 
 // release settles at cost 0 the reservation of an admitted request that the handler

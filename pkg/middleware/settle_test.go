@@ -32,7 +32,13 @@ type settleFixture struct {
 
 func newSettleFixture(t *testing.T) *settleFixture {
 	t.Helper()
-	tenants, key := seedTenant(t, llm)
+	return newSettleFixtureOf(t, llm)
+}
+
+// newSettleFixtureOf is newSettleFixture over the tenant of tenantJSON.
+func newSettleFixtureOf(t *testing.T, tenantJSON string) *settleFixture {
+	t.Helper()
+	tenants, key := seedTenant(t, tenantJSON)
 	g, err := gate.New(gate.Config{Tenants: tenants, Counters: memory.NewCounters(memory.CountersConfig{}), Now: func() int64 { return t0 },
 		ReservationSecret: bytes.Repeat([]byte("m"), gate.MinSecretBytes)})
 	if err != nil {

@@ -1,19 +1,23 @@
 package middleware
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/edgelimit/edgelimit/internal/pending"
+)
 
 // settleWriter is the handler's http.ResponseWriter: it takes SettleCostHeader out of
 // the response headers before they are sent.
 type settleWriter struct {
 	http.ResponseWriter
-	p     *pending
+	p     *pending.Reservation
 	wrote bool
 }
 
 // WriteHeader removes SettleCostHeader, then sends the headers.
 func (w *settleWriter) WriteHeader(code int) {
 	if !w.wrote {
-		w.p.takeHeader(w.Header())
+		w.p.TakeHeader(w.Header())
 		w.wrote = true
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -34,6 +38,6 @@ func (w *settleWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // once it returns.
 func (w *settleWriter) done() {
 	if !w.wrote {
-		w.p.takeHeader(w.Header())
+		w.p.TakeHeader(w.Header())
 	}
 }
