@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/edgelimit/edgelimit/pkg/apikey"
 	"github.com/edgelimit/edgelimit/pkg/store"
 	"github.com/edgelimit/edgelimit/pkg/tenant"
 )
@@ -99,9 +100,10 @@ func (g *Gate) Settle(ctx context.Context, id string, cost int64) (SettleResult,
 }
 
 // reservedCounters appends to dst the counters c reserved on, rebuilt from the tenant
-// as the gate's cache has it now; ok is false when the tenant or the key is gone or
-// the rules compiled for the request are not c's (the tenant's version, its plan's,
-// its active overrides or the key's own rules changed, and so may its counters).
+// as the gate's cache has it now; ok is false when the tenant or the key is gone (a
+// key purged; a key revoked is not gone: reservedKey) or the rules compiled for the
+// request are not c's (the tenant's version, its plan's, its active overrides or the
+// key's own rules changed, and so may its counters).
 func (g *Gate) reservedCounters(ctx context.Context, c claims, now int64, dst []store.Counter) ([]store.Counter, bool, error) {
 	var calls int
 	t, err := g.configs.tenant(ctx, c.Tenant, now, &calls)
@@ -112,7 +114,7 @@ func (g *Gate) reservedCounters(ctx context.Context, c claims, now int64, dst []
 		return nil, false, fmt.Errorf("gate: settling: tenant store: %w", err)
 	}
 	if c.KeyHash != "" { // the key's own rules, compiled again as the decision had them
-		rec, err := g.configs.key(ctx, c.KeyHash, now, &calls)
+		rec, err := g.reservedKey(ctx, c, now, &calls)
 		if errors.Is(err, errNotFound) {
 			return nil, false, nil
 		}
@@ -137,6 +139,32 @@ func (g *Gate) reservedCounters(ctx context.Context, c claims, now int64, dst []
 		dst = append(dst, store.Counter{Key: ch.Key, Set: ch.Set})
 	}
 	return dst, true, nil
+}
+
+// reservedKey returns the record of the key with rules of its own that c was decided
+// for (c.KeyHash), to compile those rules again: as the gate's cache has it, or, once
+// a lookup no longer finds the key (revoked since, which LookupKey answers as not
+// found), as the tenant's key records still list it (KeyLister), until it is purged.
+// A revoked key's reservations settle as any other: its requests in flight hold
+// slots of the tenant's counters too. errNotFound: the key is gone, or the store
+// lists no records.
+func (g *Gate) reservedKey(ctx context.Context, c claims, now int64, calls *int) (apikey.Record, error) {
+	rec, err := g.configs.key(ctx, c.KeyHash, now, calls)
+	lister, ok := g.configs.store.(KeyLister)
+	if !errors.Is(err, errNotFound) || !ok {
+		return rec, err
+	}
+	*calls++
+	recs, err := lister.ListKeys(ctx, c.Tenant)
+	if err != nil {
+		return apikey.Record{}, err // errNotFound included: the tenant is gone
+	}
+	for _, rec := range recs {
+		if rec.KeyID == c.KeyID && rec.TenantID == c.Tenant && rec.Matches(c.KeyHash) {
+			return rec, nil
+		}
+	}
+	return apikey.Record{}, errNotFound
 }
 
 // forgetDenials drops this instance's cached denials of cs after a refund (delta < 0),

@@ -27,3 +27,15 @@ type Plans interface {
 }
 
 var _ Plans = store.Plans(nil)
+
+// KeyLister is what the gate reads of a tenant's key records: all of them, revoked
+// ones included until purged, failing with an error matching store.ErrNotFound when
+// the tenant does not exist. Every store.Tenants is one. Settle reads it only for a
+// reservation of a key with rules of its own that LookupKey no longer finds (revoked
+// since the decision), to compile its rules again and free what the request holds; a
+// Tenants that is not a KeyLister answers such a settle rules_changed.
+type KeyLister interface {
+	ListKeys(ctx context.Context, tenantID string) ([]apikey.Record, error)
+}
+
+var _ KeyLister = store.Tenants(nil)
